@@ -1,0 +1,63 @@
+import type { z } from 'zod'
+import type { Actor, Access } from '#app/lib/auth-gate.server.ts'
+import type { ErrorCode } from '#app/lib/errors.server.ts'
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+
+/** What a handler gets: the parsed inputs, who is calling, and response headers it may add (cookies). */
+export interface HandlerContext<P, Q, B> {
+  request: Request
+  params: P
+  query: Q
+  body: B
+  /** null only for `public` endpoints. */
+  actor: Actor | null
+  /** Headers merged into the response (for example Set-Cookie). */
+  responseHeaders: Headers
+  requestId: string
+  /** Client address (X-Forwarded-For only when the proxy is trusted). */
+  ip: string
+  /** Whether the request reached us over HTTPS (X-Forwarded-Proto only when the proxy is trusted). */
+  isHttps: boolean
+}
+
+/**
+ * One API operation: its place in the URL space, who may call it, the zod schemas of its inputs (which the
+ * router parses with and the OpenAPI document is generated from) and the service call it makes.
+ */
+export interface Endpoint<
+  P extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  B extends z.ZodType = z.ZodType,
+> {
+  method: Method
+  /** Relative to /api/v1, OpenAPI style: `/terms/{idOrSlug}`. */
+  path: string
+  operationId: string
+  summary: string
+  description?: string
+  tag: string
+  access: Access
+  params?: P
+  query?: Q
+  /** JSON body schema; `raw` endpoints read the request themselves (uploads, CSV). */
+  body?: B
+  rawBody?: { contentTypes: string[]; description: string }
+  /** Largest accepted body in bytes (default 1 MiB). */
+  maxBodyBytes?: number
+  successStatus?: number
+  /** Response body schema for the document (not enforced at run time). */
+  response?: z.ZodType
+  /** Error codes worth listing in the document besides the common ones. */
+  errors?: ErrorCode[]
+  handler(ctx: HandlerContext<z.output<P>, z.output<Q>, z.output<B>>): Promise<unknown>
+}
+
+/** Declares an endpoint with its types inferred from its schemas. */
+export function endpoint<
+  P extends z.ZodType = z.ZodType<Record<string, never>>,
+  Q extends z.ZodType = z.ZodType<Record<string, never>>,
+  B extends z.ZodType = z.ZodType<undefined>,
+>(def: Endpoint<P, Q, B>): Endpoint {
+  return def as unknown as Endpoint
+}

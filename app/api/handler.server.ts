@@ -1,0 +1,111 @@
+import type { z } from 'zod'
+import { authorize } from '#app/lib/auth-gate.server.ts'
+import { AppError, toErrorResponse, validationError, zodProblems } from '#app/lib/errors.server.ts'
+import type { Endpoint, HandlerContext } from './endpoint.server.ts'
+import { API_PREFIX, router } from './registry.server.ts'
+
+export interface RequestMeta {
+  requestId: string
+  ip: string
+  isHttps: boolean
+}
+
+const DEFAULT_MAX_BODY = 1024 * 1024
+
+/**
+ * The one wrapper every `/api/v1` call goes through: route, authorize, parse with the endpoint's zod schemas,
+ * call its handler, and turn any failure into the spec's error envelope through `toErrorResponse`.
+ */
+export async function handleApiRequest(request: Request, meta: RequestMeta): Promise<Response> {
+  try {
+    const url = new URL(request.url)
+    const path = url.pathname.startsWith(API_PREFIX) ? url.pathname.slice(API_PREFIX.length) : url.pathname
+    const match = router().match(request.method, path)
+    if (match.kind === 'bad_encoding') {
+      throw validationError([{ path: '(path)', message: 'The path has malformed percent-encoding.' }])
+    }
+    if (match.kind === 'not_found') throw new AppError('not_found', `No API route ${request.method} ${url.pathname}.`)
+    if (match.kind === 'method_not_allowed') {
+      throw new AppError('method_not_allowed', `${request.method} is not allowed on ${url.pathname}.`, {
+        headers: { Allow: [...new Set(match.allow)].join(', ') },
+      })
+    }
+    const { endpoint } = match
+    const actor = await authorize(request, endpoint.access)
+    const params = parsePart(endpoint.params, match.params, 'params')
+    const query = parsePart(endpoint.query, readQuery(url), 'query')
+    const body = endpoint.body ? parsePart(endpoint.body, await readJsonBody(request, endpoint), 'body') : undefined
+    const ctx: HandlerContext<unknown, unknown, unknown> = {
+      request,
+      params,
+      query,
+      body,
+      actor,
+      responseHeaders: new Headers(),
+      requestId: meta.requestId,
+      ip: meta.ip,
+      isHttps: meta.isHttps,
+    }
+    const result = await endpoint.handler(ctx as HandlerContext<never, never, never>)
+    return toResponse(result, endpoint, ctx.responseHeaders)
+  } catch (error) {
+    return toErrorResponse(error)
+  }
+}
+
+function toResponse(result: unknown, endpoint: Endpoint, headers: Headers): Response {
+  if (result instanceof Response) {
+    headers.forEach((value, key) => result.headers.append(key, value))
+    return result
+  }
+  const status = endpoint.successStatus ?? 200
+  if (status === 204 || result === undefined) {
+    return new Response(null, { status: status === 200 ? 204 : status, headers })
+  }
+  headers.set('Content-Type', 'application/json; charset=utf-8')
+  return new Response(JSON.stringify(result), { status, headers })
+}
+
+function parsePart(schema: z.ZodType | undefined, value: unknown, part: 'params' | 'query' | 'body'): unknown {
+  if (!schema) return part === 'body' ? undefined : value
+  const result = schema.safeParse(value)
+  if (!result.success) throw validationError(zodProblems(result.error, part === 'body' ? undefined : part))
+  return result.data
+}
+
+/** Query string to an object; a repeated key becomes an array. Malformed percent-encoding is refused. */
+function readQuery(url: URL): Record<string, string | string[]> {
+  for (const piece of url.search.slice(1).split('&')) {
+    try {
+      decodeURIComponent(piece.replace(/\+/g, ' '))
+    } catch {
+      throw validationError([{ path: 'query', message: 'The query string has malformed percent-encoding.' }])
+    }
+  }
+  const out: Record<string, string | string[]> = {}
+  for (const [key, value] of url.searchParams) {
+    const prev = out[key]
+    out[key] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value]
+  }
+  return out
+}
+
+async function readJsonBody(request: Request, endpoint: Endpoint): Promise<unknown> {
+  const max = endpoint.maxBodyBytes ?? DEFAULT_MAX_BODY
+  const declared = Number(request.headers.get('content-length') ?? '0')
+  if (declared > max) throw new AppError('payload_too_large', `The body is larger than ${max} bytes.`)
+  const text = await request.text()
+  if (Buffer.byteLength(text) > max) throw new AppError('payload_too_large', `The body is larger than ${max} bytes.`)
+  if (text.trim() === '') return undefined
+  const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
+  if (type !== 'application/json' && !type.endsWith('+json')) {
+    throw validationError([
+      { path: '(body)', message: `Send the body as application/json (got "${type || 'no content type'}").` },
+    ])
+  }
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw validationError([{ path: '(body)', message: 'The body is not valid JSON.' }])
+  }
+}

@@ -1,0 +1,34 @@
+import { z } from 'zod'
+import { RELEASE } from '#app/lib/version.server.ts'
+import { endpoint, type Endpoint } from './endpoint.server.ts'
+import { buildOpenApiDocument } from './openapi.server.ts'
+import { Router } from './router.server.ts'
+
+export const API_PREFIX = '/api/v1'
+
+const openApiEndpoint = endpoint({
+  method: 'GET',
+  path: '/openapi',
+  operationId: 'getOpenApi',
+  summary: 'This document: the machine-readable description of the API',
+  tag: 'meta',
+  access: { kind: 'public' },
+  response: z.object({ openapi: z.string(), paths: z.record(z.string(), z.unknown()) }).loose(),
+  handler: async () => openApiDocument(),
+})
+
+/** Every API endpoint. A feature adds its list here; the router and the OpenAPI document read only this. */
+export const ENDPOINTS: Endpoint[] = [openApiEndpoint]
+
+let compiledRouter: Router | undefined
+let document: Record<string, unknown> | undefined
+
+export function router(): Router {
+  compiledRouter ??= new Router(ENDPOINTS)
+  return compiledRouter
+}
+
+export function openApiDocument(): Record<string, unknown> {
+  document ??= buildOpenApiDocument(ENDPOINTS, RELEASE)
+  return document
+}

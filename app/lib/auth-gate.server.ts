@@ -1,0 +1,98 @@
+import { AppError } from './errors.server.ts'
+import { getConfig } from './config.server.ts'
+import { authenticateApiKey, authenticateSession } from '#app/services/auth/authenticate.server.ts'
+
+/**
+ * The one auth gate: every API endpoint declares an `Access` rule and every page loader/action calls
+ * `requireActor`; both end here. It implements the spec's scope table, the roles and the cross-site check.
+ */
+
+export const ROLES = ['viewer', 'editor', 'admin'] as const
+export type Role = (typeof ROLES)[number]
+export const SCOPES = ['read', 'write', 'validate'] as const
+export type Scope = (typeof SCOPES)[number]
+
+export type Access =
+  /** Anyone; a state-changing request that carries a foreign Origin is still refused. */
+  | { kind: 'public' }
+  /** A signed-in cookie session only (API keys get 403), optionally with a minimum role. */
+  | { kind: 'session'; minRole?: Role }
+  /** A session with the minimum role (default viewer), or an API key holding `scope`. */
+  | { kind: 'scoped'; scope: Scope; minRole?: Role }
+
+export interface ActorUser {
+  id: string
+  email: string
+  name: string
+  role: Role
+  authType: string
+}
+
+export type Actor =
+  | { via: 'session'; user: ActorUser; sessionId: string }
+  | { via: 'key'; user: ActorUser; keyId: string; scopes: Scope[] }
+
+const RANK: Record<Role, number> = { viewer: 0, editor: 1, admin: 2 }
+
+export function hasRole(user: Pick<ActorUser, 'role'>, minRole: Role): boolean {
+  return RANK[user.role] >= RANK[minRole]
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+/** The origin a browser says the request came from: `Origin`, else the origin of `Referer`. */
+function requestOrigin(request: Request): string | undefined {
+  const origin = request.headers.get('origin')
+  if (origin && origin !== 'null') return origin
+  const referer = request.headers.get('referer')
+  if (!referer) return origin ?? undefined
+  try {
+    return new URL(referer).origin
+  } catch {
+    return 'invalid'
+  }
+}
+
+/**
+ * Cross-site protection for cookie sessions: a state-changing request must name an allowed origin exactly.
+ * `required` is false for unauthenticated endpoints, where a missing header means a non-browser client.
+ */
+export function assertSameOrigin(request: Request, required = true): void {
+  if (SAFE_METHODS.has(request.method)) return
+  const origin = requestOrigin(request)
+  if (origin === undefined && !required) return
+  if (!origin || !getConfig().allowedOrigins.includes(origin)) {
+    throw new AppError('forbidden', 'This request must come from an allowed origin (Origin or Referer header).')
+  }
+}
+
+/** Who is calling, by the spec's rule: an Authorization header always takes the key path. */
+export async function identify(request: Request): Promise<Actor | null> {
+  const authorization = request.headers.get('authorization')
+  if (authorization !== null) return authenticateApiKey(authorization)
+  return authenticateSession(request)
+}
+
+/** Applies an access rule; returns the actor (null for public endpoints) or throws 401/403. */
+export async function authorize(request: Request, access: Access): Promise<Actor | null> {
+  if (access.kind === 'public') {
+    assertSameOrigin(request, false)
+    return null
+  }
+  const actor = await identify(request)
+  if (!actor) throw new AppError('unauthorized', 'Sign in or send a valid API key.')
+  if (actor.via === 'key') {
+    if (access.kind === 'session') {
+      throw new AppError('forbidden', 'API keys cannot call this operation; it needs a signed-in session.')
+    }
+    if (!actor.scopes.includes(access.scope)) {
+      throw new AppError('forbidden', `This API key lacks the "${access.scope}" scope.`)
+    }
+    return actor
+  }
+  if (!hasRole(actor.user, access.minRole ?? 'viewer')) {
+    throw new AppError('forbidden', 'Your role does not allow this operation.')
+  }
+  assertSameOrigin(request)
+  return actor
+}

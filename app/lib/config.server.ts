@@ -1,0 +1,204 @@
+import path from 'node:path'
+import { z } from 'zod'
+
+/**
+ * The one reader of `process.env` (an ESLint rule forbids it elsewhere). Every variable is parsed once with zod;
+ * a bad value stops start-up with one message naming every bad variable and why (see `ConfigError`).
+ */
+
+const bool = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
+    .optional()
+    .transform((v) => (v === undefined || v === '' ? fallback : ['true', '1', 'yes'].includes(v)))
+
+const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v)
+
+const days = (fallback: number) => z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(36500).default(fallback))
+
+/** `https://host[:port]` with no path: the form origins are compared in. */
+const originList = (what: string) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const items = (v ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+      const out: string[] = []
+      for (const item of items) {
+        let url: URL | undefined
+        try {
+          url = new URL(item)
+        } catch {
+          url = undefined
+        }
+        if (
+          !url ||
+          !['http:', 'https:'].includes(url.protocol) ||
+          url.origin !== item.replace(/\/$/, '') ||
+          url.pathname !== '/'
+        ) {
+          ctx.addIssue({ code: 'custom', message: `${what}: "${item}" is not an origin like https://host[:port]` })
+          continue
+        }
+        out.push(url.origin)
+      }
+      return out
+    })
+
+const EnvSchema = z.object({
+  /** development | production | test. Production demands GLOSSARY_ALLOWED_ORIGINS and GLOSSARY_ENCRYPTION_KEY. */
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  /** TCP port of the web process. */
+  PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).default(3000)),
+  /** Interface to listen on. */
+  HOST: z.preprocess(emptyAsUndefined, z.string().default('0.0.0.0')),
+  /** postgres://… of a PostgreSQL ≥ 15 with pgvector; unset means the embedded PGlite database. */
+  DATABASE_URL: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .refine((v) => /^postgres(ql)?:\/\//.test(v), 'must start with postgres:// or postgresql://')
+      .optional(),
+  ),
+  /** Folder of the embedded database and of the generated local secrets. */
+  GLOSSARY_DATA_DIR: z.preprocess(emptyAsUndefined, z.string().default('./data')),
+  /** redis://… for the BullMQ transport; unset runs the pipeline in-process on the database queue. */
+  REDIS_URL: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .refine((v) => /^rediss?:\/\//.test(v), 'must start with redis:// or rediss://')
+      .optional(),
+  ),
+  /** Comma-separated origins allowed to make cookie-session writes. */
+  GLOSSARY_ALLOWED_ORIGINS: originList('GLOSSARY_ALLOWED_ORIGINS'),
+  /** Trust X-Forwarded-Proto/-For from a reverse proxy. */
+  GLOSSARY_TRUST_PROXY_HEADERS: bool(false),
+  /** AES-256-GCM key material for stored secrets, ≥ 32 characters. */
+  GLOSSARY_ENCRYPTION_KEY: z.preprocess(emptyAsUndefined, z.string().min(32, 'must be at least 32 characters').optional()),
+  /** Comma-separated origins that may frame /embed; empty allows every origin. */
+  GLOSSARY_EMBED_ANCESTORS: originList('GLOSSARY_EMBED_ANCESTORS'),
+  /** Initial value of the stored passwordLoginEnabled switch (first boot only). */
+  PASSWORD_LOGIN_ENABLED: bool(true),
+  /** Opens the oauth2-proxy capability (does not switch the mode). */
+  OAUTH2_PROXY_ENABLED: bool(false),
+  GLOSSARY_AI_RUN_RETENTION_DAYS: days(90),
+  GLOSSARY_AUDIT_RETENTION_DAYS: days(365),
+  GLOSSARY_ATTACHMENT_RETENTION_DAYS: days(30),
+  /** Used by `glossary seed-admin` only. */
+  GLOSSARY_ADMIN_EMAIL: z.preprocess(emptyAsUndefined, z.email('must be an email address').optional()),
+  GLOSSARY_ADMIN_PASSWORD: z.preprocess(emptyAsUndefined, z.string().min(8, 'must be at least 8 characters').optional()),
+  GLOSSARY_ADMIN_NAME: z.preprocess(emptyAsUndefined, z.string().max(200).optional()),
+  /** pino level. */
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Rate limits: requests per window per bucket (see docs/configuration.md). */
+  GLOSSARY_RATE_LOGIN_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(10)),
+  GLOSSARY_RATE_REGISTER_PER_HOUR: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(20)),
+  GLOSSARY_RATE_CHAT_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(30)),
+})
+
+export type Env = z.infer<typeof EnvSchema>
+
+export class ConfigError extends Error {
+  constructor(public readonly problems: { variable: string; message: string }[]) {
+    super(
+      'Invalid configuration:\n' + problems.map((p) => `  - ${p.variable}: ${p.message}`).join('\n'),
+    )
+    this.name = 'ConfigError'
+  }
+}
+
+export interface Config {
+  env: Env['NODE_ENV']
+  isProduction: boolean
+  port: number
+  host: string
+  databaseUrl: string | undefined
+  dataDir: string
+  redisUrl: string | undefined
+  allowedOrigins: string[]
+  trustProxyHeaders: boolean
+  encryptionKey: string | undefined
+  embedAncestors: string[]
+  passwordLoginEnabledInitial: boolean
+  oauth2ProxyEnabled: boolean
+  retentionDays: { aiRuns: number; audit: number; attachments: number }
+  admin: { email: string | undefined; password: string | undefined; name: string | undefined }
+  logLevel: Env['LOG_LEVEL']
+  rateLimits: { loginPerMinute: number; registerPerHour: number; chatPerMinute: number }
+}
+
+/** Parses an environment (default `process.env`); throws `ConfigError` naming every bad variable. */
+export function parseConfig(source: Record<string, string | undefined> = process.env): Config {
+  const result = EnvSchema.safeParse(source)
+  if (!result.success) {
+    throw new ConfigError(
+      result.error.issues.map((issue) => ({ variable: String(issue.path[0] ?? '?'), message: issue.message })),
+    )
+  }
+  const env = result.data
+  const isProduction = env.NODE_ENV === 'production'
+  const problems: { variable: string; message: string }[] = []
+  let allowedOrigins = env.GLOSSARY_ALLOWED_ORIGINS
+  if (allowedOrigins.length === 0) {
+    if (isProduction) {
+      problems.push({ variable: 'GLOSSARY_ALLOWED_ORIGINS', message: 'must list at least one origin in production' })
+    } else {
+      // The zero-configuration default trusts only its own loopback addresses.
+      allowedOrigins = [`http://localhost:${env.PORT}`, `http://127.0.0.1:${env.PORT}`]
+    }
+  }
+  if (isProduction && !env.GLOSSARY_ENCRYPTION_KEY) {
+    problems.push({ variable: 'GLOSSARY_ENCRYPTION_KEY', message: 'is required in production (at least 32 characters)' })
+  }
+  if (problems.length) throw new ConfigError(problems)
+  return Object.freeze({
+    env: env.NODE_ENV,
+    isProduction,
+    port: env.PORT,
+    host: env.HOST,
+    databaseUrl: env.DATABASE_URL,
+    dataDir: path.resolve(env.GLOSSARY_DATA_DIR),
+    redisUrl: env.REDIS_URL,
+    allowedOrigins,
+    trustProxyHeaders: env.GLOSSARY_TRUST_PROXY_HEADERS,
+    encryptionKey: env.GLOSSARY_ENCRYPTION_KEY,
+    embedAncestors: env.GLOSSARY_EMBED_ANCESTORS,
+    passwordLoginEnabledInitial: env.PASSWORD_LOGIN_ENABLED,
+    oauth2ProxyEnabled: env.OAUTH2_PROXY_ENABLED,
+    retentionDays: {
+      aiRuns: env.GLOSSARY_AI_RUN_RETENTION_DAYS,
+      audit: env.GLOSSARY_AUDIT_RETENTION_DAYS,
+      attachments: env.GLOSSARY_ATTACHMENT_RETENTION_DAYS,
+    },
+    admin: { email: env.GLOSSARY_ADMIN_EMAIL, password: env.GLOSSARY_ADMIN_PASSWORD, name: env.GLOSSARY_ADMIN_NAME },
+    logLevel: env.LOG_LEVEL,
+    rateLimits: {
+      loginPerMinute: env.GLOSSARY_RATE_LOGIN_PER_MINUTE,
+      registerPerHour: env.GLOSSARY_RATE_REGISTER_PER_HOUR,
+      chatPerMinute: env.GLOSSARY_RATE_CHAT_PER_MINUTE,
+    },
+  })
+}
+
+let current: Config | undefined
+
+/** The process configuration, parsed on first use. */
+export function getConfig(): Config {
+  current ??= parseConfig()
+  return current
+}
+
+/** Replaces the configuration (tests, and `glossary` sub-commands that read it before anything else). */
+export function setConfig(next: Config): void {
+  current = next
+}
+
+/** GLOSSARY_EMBED_ANCESTORS is read per request, so a changed environment applies without restart. */
+export function readEmbedAncestors(): string[] {
+  const parsed = originList('GLOSSARY_EMBED_ANCESTORS').safeParse(process.env.GLOSSARY_EMBED_ANCESTORS)
+  return parsed.success ? parsed.data : getConfig().embedAncestors
+}

@@ -1,0 +1,98 @@
+import { ZodError } from 'zod'
+import { log } from './logger.server.ts'
+
+/** Every error code the API answers with, and its HTTP status: the one table of it. */
+export const STATUS = {
+  validation_failed: 400,
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  password_login_disabled: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  email_taken: 409,
+  conflict: 409,
+  revision_conflict: 409,
+  operation_conflict: 409,
+  duplicate_relation: 409,
+  slug_taken: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal_error: 500,
+  rag_provider_error: 502,
+  rag_not_ready: 503,
+  not_ready: 503,
+} as const
+
+export type ErrorCode = keyof typeof STATUS
+
+export interface Problem {
+  path: string
+  message: string
+  code?: string
+}
+
+/** An expected failure: services throw it, `toErrorResponse` turns it into the spec's envelope. */
+export class AppError extends Error {
+  readonly code: ErrorCode
+  readonly status: number
+  readonly details: Record<string, unknown> | undefined
+  readonly headers: Record<string, string> | undefined
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { details?: Record<string, unknown>; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(message, { cause: options.cause })
+    this.name = 'AppError'
+    this.code = code
+    this.status = STATUS[code]
+    this.details = options.details
+    this.headers = options.headers
+  }
+}
+
+/** A validation failure with the spec's `details.problems`. */
+export function validationError(problems: Problem[], message = 'The request is not valid.'): AppError {
+  return new AppError('validation_failed', message, { details: { problems } })
+}
+
+export function zodProblems(error: ZodError, prefix?: string): Problem[] {
+  return error.issues.map((issue) => ({
+    path: [prefix, ...issue.path.map(String)].filter(Boolean).join('.') || '(root)',
+    message: issue.message,
+    code: issue.code,
+  }))
+}
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; details?: Record<string, unknown> }
+}
+
+/**
+ * The only place that maps an error to HTTP. Expected errors keep their code and message; anything else is
+ * logged with its stack and answered as `internal_error` without any detail of what went wrong.
+ */
+export function toErrorResponse(error: unknown): Response {
+  const appError = toAppError(error)
+  const body: ErrorBody = { error: { code: appError.code, message: appError.message } }
+  if (appError.details) body.error.details = appError.details
+  return new Response(JSON.stringify(body), {
+    status: appError.status,
+    headers: { 'Content-Type': 'application/json; charset=utf-8', ...appError.headers },
+  })
+}
+
+function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error
+  if (error instanceof ZodError) return validationError(zodProblems(error))
+  const name = (error as { name?: string } | null)?.name
+  if (name === 'NotFoundError') return new AppError('not_found', 'Not found.')
+  if (name === 'UniqueConstraintViolationException') {
+    return new AppError('conflict', 'The item conflicts with an existing one.')
+  }
+  log().error({ err: error }, 'unhandled error')
+  return new AppError('internal_error', 'Something went wrong on the server.')
+}

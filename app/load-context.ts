@@ -1,0 +1,8 @@
+declare module '@remix-run/node' {
+  interface AppLoadContext {
+    cspNonce?: string
+    requestId?: string
+  }
+}
+
+export {}

@@ -1,0 +1,96 @@
+import type { LinksFunction, LoaderFunctionArgs } from '@remix-run/node'
+import {
+  Form,
+  isRouteErrorResponse,
+  Link,
+  Links,
+  Meta,
+  Outlet,
+  Scripts,
+  ScrollRestoration,
+  useLoaderData,
+  useRouteError,
+  useRouteLoaderData,
+} from '@remix-run/react'
+import { useNonce } from './components/nonce.tsx'
+import { detectLang, translate, type Lang, type MessageKey } from './lib/i18n.ts'
+import stylesheet from './styles/app.css?url'
+
+export const links: LinksFunction = () => [{ rel: 'stylesheet', href: stylesheet }]
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  return { lang: detectLang(request) }
+}
+
+/** Labels in the language of the page, for any component below the root. */
+export function useT(): (key: MessageKey) => string {
+  const data = useRouteLoaderData<typeof loader>('root')
+  const lang: Lang = data?.lang ?? 'en'
+  return (key) => translate(lang, key)
+}
+
+export function Layout({ children }: { children: React.ReactNode }) {
+  const data = useRouteLoaderData<typeof loader>('root')
+  const nonce = useNonce()
+  return (
+    <html lang={data?.lang ?? 'en'}>
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <Meta />
+        <Links />
+      </head>
+      <body>
+        {children}
+        <ScrollRestoration nonce={nonce} />
+        <Scripts nonce={nonce} />
+      </body>
+    </html>
+  )
+}
+
+function Header() {
+  const t = useT()
+  const { lang } = useLoaderData<typeof loader>()
+  return (
+    <header className="site-header">
+      <Link to="/" className="brand">
+        {t('app.title')}
+      </Link>
+      <nav aria-label="main">
+        <Link to="/">{t('nav.home')}</Link>
+      </nav>
+      <Form method="post" action="/lang" className="inline">
+        <input type="hidden" name="lang" value={lang === 'ko' ? 'en' : 'ko'} />
+        <button type="submit" className="link">
+          {t('nav.language')}
+        </button>
+      </Form>
+    </header>
+  )
+}
+
+export default function App() {
+  return (
+    <>
+      <Header />
+      <main>
+        <Outlet />
+      </main>
+    </>
+  )
+}
+
+export function ErrorBoundary() {
+  const error = useRouteError()
+  const notFound = isRouteErrorResponse(error) && error.status === 404
+  return (
+    <main>
+      <h1>{notFound ? '404' : 'Error'}</h1>
+      <p>{notFound ? 'This page does not exist. / 이 페이지는 존재하지 않습니다.' : 'Something went wrong. / 문제가 발생했습니다.'}</p>
+      <p>
+        <Link to="/">Home</Link>
+      </p>
+    </main>
+  )
+}

@@ -1,0 +1,127 @@
+import type { Server } from 'node:http'
+import type { ServerBuild } from '@remix-run/node'
+import { getConfig } from '#app/lib/config.server.ts'
+import { log } from '#app/lib/logger.server.ts'
+import { ensureEncryptionKey } from '#app/lib/secrets.server.ts'
+import { applyMigrations, assertNoPendingMigrations } from '#db/migrator.ts'
+import { closeDb, initDb } from '#db/orm.ts'
+import { closeQueue } from '#pipeline/transport.ts'
+import { startWorker, type WorkerHandle } from '#pipeline/worker.ts'
+import { createHttpApp } from './http.server.ts'
+
+/**
+ * The process entry points behind `glossary <command>`. They live in the server build (exported from
+ * entry.server.tsx) so that the CLI, the web server and the worker share ONE copy of the database module.
+ */
+
+export interface WebOptions {
+  build: ServerBuild
+  clientDir: string
+}
+
+/** Applies pending migrations; resolves with their names. The process exits non-zero when it throws. */
+export async function migrate(): Promise<string[]> {
+  await initDb()
+  try {
+    const applied = await applyMigrations()
+    log().info({ applied }, applied.length ? 'migrations applied' : 'schema already up to date')
+    return applied
+  } finally {
+    await closeDb()
+  }
+}
+
+/** Everything a running process holds, closed in reverse order on SIGTERM/SIGINT. */
+class Lifecycle {
+  private server: Server | undefined
+  private worker: WorkerHandle | undefined
+  private stopping: Promise<void> | undefined
+
+  async open(): Promise<void> {
+    await initDb()
+    await assertNoPendingMigrations()
+    ensureEncryptionKey()
+  }
+
+  async listen(options: WebOptions): Promise<Server> {
+    const config = getConfig()
+    const app = createHttpApp({ build: options.build, clientDir: options.clientDir })
+    const server = app.listen(config.port, config.host)
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve)
+      server.once('error', reject)
+    })
+    this.server = server
+    const address = server.address()
+    const port = typeof address === 'object' && address ? address.port : config.port
+    log().info({ port, host: config.host }, `web listening on http://localhost:${port}`)
+    return server
+  }
+
+  async work(): Promise<void> {
+    this.worker = await startWorker()
+  }
+
+  /** Stops accepting requests, lets in-flight ones finish (10 s at most), stops the worker, closes the database. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      const server = this.server
+      if (server) {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+        server.closeIdleConnections()
+        const force = setTimeout(() => server.closeAllConnections(), 10_000)
+        await closed
+        clearTimeout(force)
+      }
+      await this.worker?.stop()
+      await closeQueue()
+      await closeDb()
+      log().info('stopped cleanly')
+    })()
+    return this.stopping
+  }
+
+  onSignals(): void {
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      process.once(signal, () => {
+        log().info({ signal }, 'shutting down')
+        this.stop().then(
+          () => process.exit(0),
+          (err) => {
+            log().error({ err }, 'shutdown failed')
+            process.exit(1)
+          },
+        )
+      })
+    }
+  }
+}
+
+export async function web(options: WebOptions): Promise<void> {
+  const life = new Lifecycle()
+  life.onSignals()
+  await life.open()
+  await life.listen(options)
+}
+
+export async function worker(): Promise<void> {
+  const life = new Lifecycle()
+  life.onSignals()
+  await life.open()
+  await life.work()
+}
+
+/** The embedded default: migrate, then web and worker in one process. */
+export async function start(options: WebOptions): Promise<void> {
+  await migrate()
+  const life = new Lifecycle()
+  life.onSignals()
+  await life.open()
+  await life.work()
+  await life.listen(options)
+}
+
+/** Parses the environment now, so a bad variable stops the command before anything starts. */
+export function loadConfig(): void {
+  getConfig()
+}

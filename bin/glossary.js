@@ -1,0 +1,103 @@
+#!/usr/bin/env node
+// The `glossary` command. It only parses argv: every command runs inside the server build, so the CLI, the web
+// server and the worker share one copy of the application (and one database handle) in a process.
+import fs from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const SERVER_BUILD = path.join(ROOT, 'build', 'server', 'index.js')
+const CLIENT_DIR = path.join(ROOT, 'build', 'client')
+const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'))
+
+const HELP = {
+  main: `glossary ${version}: the terminology glossary service
+
+Usage: glossary <command> [--help]
+
+Commands:
+  start        migrate, then run web + worker in one process (the embedded default)
+  migrate      apply pending database migrations and exit (non-zero on failure)
+  web          run the web server (refuses to start while a migration is pending)
+  worker       run the index/cleanup worker (refuses to start while a migration is pending)
+  seed-admin   create an administrator from GLOSSARY_ADMIN_EMAIL / GLOSSARY_ADMIN_PASSWORD
+  version      print the release
+
+Configuration comes from environment variables only (see README.md).`,
+  start: `glossary start: apply migrations, then serve the web app and run the worker in this process.
+With nothing configured it uses the embedded database in ./data and listens on PORT (3000).`,
+  migrate: `glossary migrate: apply every pending migration in one transaction and exit.
+Exit code 0 when the schema is up to date, 1 when a migration failed (the schema is left as it was).`,
+  web: `glossary web: serve the UI, /api/v1, /healthz and /readyz on HOST:PORT. Needs a migrated database.`,
+  worker: `glossary worker: run the index pipeline and hourly cleanup. Needs a migrated database.
+With REDIS_URL set it consumes BullMQ queues; otherwise it works in-process on the database queue.`,
+  'seed-admin': `glossary seed-admin: create an administrator account.
+Reads GLOSSARY_ADMIN_EMAIL, GLOSSARY_ADMIN_PASSWORD (and optionally GLOSSARY_ADMIN_NAME) from the environment.
+A password on the command line is refused: it would be visible in the process list and shell history.`,
+  version: `glossary version: print the release of this installation.`,
+}
+
+function fail(message, code = 1) {
+  process.stderr.write(`glossary: ${message}\n`)
+  process.exit(code)
+}
+
+async function loadBuild() {
+  if (!fs.existsSync(SERVER_BUILD)) {
+    fail('the application is not built yet: run `npm run build` first (README: the run command does it).')
+  }
+  return import(pathToFileURL(SERVER_BUILD).href)
+}
+
+async function main() {
+  const [command, ...args] = process.argv.slice(2)
+  if (!command || command === '--help' || command === '-h' || command === 'help') {
+    console.log(HELP.main)
+    return
+  }
+  if (!(command in HELP)) fail(`unknown command "${command}"\n\n${HELP.main}`, 2)
+  if (args.includes('--help') || args.includes('-h')) {
+    console.log(HELP[command])
+    return
+  }
+  if (command === 'version') {
+    console.log(version)
+    return
+  }
+  if (command === 'seed-admin' && args.length > 0) {
+    fail('seed-admin takes no arguments; pass the password in GLOSSARY_ADMIN_PASSWORD, never on the command line.', 2)
+  }
+  if (command !== 'seed-admin' && args.length > 0) fail(`"${command}" takes no arguments (got: ${args.join(' ')})`, 2)
+
+  const build = await loadBuild()
+  const runtime = build.entry.module.runtime
+  try {
+    runtime.loadConfig()
+  } catch (error) {
+    fail(error.message)
+  }
+  const web = { build, clientDir: CLIENT_DIR }
+  switch (command) {
+    case 'migrate': {
+      const applied = await runtime.migrate()
+      console.log(applied.length ? `applied: ${applied.join(', ')}` : 'the schema is up to date')
+      return
+    }
+    case 'web':
+      return runtime.web(web)
+    case 'worker':
+      return runtime.worker()
+    case 'start':
+      return runtime.start(web)
+    case 'seed-admin': {
+      const result = await runtime.seedAdmin()
+      console.log(result)
+      return
+    }
+  }
+}
+
+main().catch((error) => {
+  const message = error && error.name === 'PendingMigrationsError' ? error.message : error?.stack || String(error)
+  fail(message)
+})

@@ -1,0 +1,4 @@
+import { AppSetting } from './app-setting.entity.ts'
+
+/** Every entity, listed explicitly (no folder discovery, so the bundled server build sees the same list). */
+export const ENTITIES = [AppSetting]

@@ -1,0 +1,10 @@
+import type { MigrationObject } from '@mikro-orm/core'
+import { Migration20261121000000_init } from './Migration20261121000000_init.ts'
+
+/**
+ * Every migration in order. Listed explicitly rather than found on disk so that the bundled server build,
+ * the CLI and the tests apply exactly the same set. A new migration is added at the end of this list.
+ */
+export const MIGRATIONS: MigrationObject[] = [
+  { name: 'Migration20261121000000_init', class: Migration20261121000000_init },
+]

@@ -1,0 +1,65 @@
+import crypto from 'node:crypto'
+import os from 'node:os'
+import { log } from '#app/lib/logger.server.ts'
+import { getDb } from '#db/orm.ts'
+import { isRedisTransport, pingQueue } from './transport.ts'
+
+/**
+ * The worker process. For now it proves it is alive: it registers a heartbeat row every 30 s (so operators and
+ * `/readyz` can see which workers run) and checks its transport. The index stages and the hourly cleanup plug
+ * into `start()` as they are built.
+ */
+export interface WorkerHandle {
+  id: string
+  transport: 'bullmq' | 'in-process'
+  stop(): Promise<void>
+}
+
+const HEARTBEAT_MS = 30_000
+
+export async function startWorker(): Promise<WorkerHandle> {
+  const id = `${os.hostname()}:${process.pid}:${crypto.randomBytes(3).toString('hex')}`
+  const transport = isRedisTransport() ? 'bullmq' : 'in-process'
+  if (transport === 'bullmq' && !(await pingQueue())) {
+    throw new Error('The worker cannot reach Redis at REDIS_URL.')
+  }
+  await beat(id, transport)
+  const timer = setInterval(() => {
+    beat(id, transport).catch((err) => log().warn({ err }, 'worker heartbeat failed'))
+  }, HEARTBEAT_MS)
+  timer.unref()
+  log().info({ workerId: id, transport }, 'worker started')
+  return {
+    id,
+    transport,
+    async stop() {
+      clearInterval(timer)
+      await getDb()
+        .em.getConnection()
+        .execute('delete from worker_heartbeat where id = ?', [id])
+        .catch(() => undefined)
+      log().info({ workerId: id }, 'worker stopped')
+    },
+  }
+}
+
+async function beat(id: string, transport: string): Promise<void> {
+  await getDb()
+    .em.getConnection()
+    .execute(
+      `insert into worker_heartbeat (id, transport, started_at, last_seen_at) values (?, ?, now(), now())
+       on conflict (id) do update set last_seen_at = now()`,
+      [id, transport],
+    )
+}
+
+/** Workers seen in the last two heartbeats. */
+export async function liveWorkers(): Promise<{ id: string; transport: string; lastSeenAt: string }[]> {
+  const rows = await getDb()
+    .em.getConnection()
+    .execute<{ id: string; transport: string; last_seen_at: Date }[]>(
+      `select id, transport, last_seen_at from worker_heartbeat
+       where last_seen_at > now() - interval '70 seconds' order by id`,
+    )
+  return rows.map((r) => ({ id: r.id, transport: r.transport, lastSeenAt: new Date(r.last_seen_at).toISOString() }))
+}
