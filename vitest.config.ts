@@ -3,7 +3,13 @@ import { defineConfig } from 'vitest/config'
 // The Remix Vite plugin is for the app build only; tests import modules directly.
 export default defineConfig({
   test: {
-    include: ['app/**/*.test.ts', 'db/**/*.test.ts', 'pipeline/**/*.test.ts', 'sync/**/*.test.ts', 'tests/**/*.test.ts'],
+    include: [
+      'app/**/*.test.ts',
+      'db/**/*.test.ts',
+      'pipeline/**/*.test.ts',
+      'sync/**/*.test.ts',
+      'tests/**/*.test.ts',
+    ],
     globalSetup: ['./tests/setup/global-setup.ts'],
     setupFiles: ['./tests/setup/setup-test-env.ts'],
     pool: 'forks',

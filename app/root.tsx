@@ -87,7 +87,11 @@ export function ErrorBoundary() {
   return (
     <main>
       <h1>{notFound ? '404' : 'Error'}</h1>
-      <p>{notFound ? 'This page does not exist. / 이 페이지는 존재하지 않습니다.' : 'Something went wrong. / 문제가 발생했습니다.'}</p>
+      <p>
+        {notFound
+          ? 'This page does not exist. / 이 페이지는 존재하지 않습니다.'
+          : 'Something went wrong. / 문제가 발생했습니다.'}
+      </p>
       <p>
         <Link to="/">Home</Link>
       </p>

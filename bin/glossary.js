@@ -65,9 +65,13 @@ async function main() {
     return
   }
   if (command === 'seed-admin' && args.length > 0) {
-    fail('seed-admin takes no arguments; pass the password in GLOSSARY_ADMIN_PASSWORD, never on the command line.', 2)
+    fail(
+      'seed-admin takes no arguments; pass the password in GLOSSARY_ADMIN_PASSWORD, never on the command line.',
+      2,
+    )
   }
-  if (command !== 'seed-admin' && args.length > 0) fail(`"${command}" takes no arguments (got: ${args.join(' ')})`, 2)
+  if (command !== 'seed-admin' && args.length > 0)
+    fail(`"${command}" takes no arguments (got: ${args.join(' ')})`, 2)
 
   const build = await loadBuild()
   const runtime = build.entry.module.runtime
@@ -98,6 +102,7 @@ async function main() {
 }
 
 main().catch((error) => {
-  const message = error && error.name === 'PendingMigrationsError' ? error.message : error?.stack || String(error)
+  const message =
+    error && error.name === 'PendingMigrationsError' ? error.message : error?.stack || String(error)
   fail(message)
 })

@@ -1,5 +1,6 @@
 import type { MigrationObject } from '@mikro-orm/core'
 import { Migration20261121000000_init } from './Migration20261121000000_init.ts'
+import { Migration20261121000100_users } from './Migration20261121000100_users.ts'
 
 /**
  * Every migration in order. Listed explicitly rather than found on disk so that the bundled server build,
@@ -7,4 +8,5 @@ import { Migration20261121000000_init } from './Migration20261121000000_init.ts'
  */
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261121000000_init', class: Migration20261121000000_init },
+  { name: 'Migration20261121000100_users', class: Migration20261121000100_users },
 ]

@@ -61,5 +61,9 @@ export async function liveWorkers(): Promise<{ id: string; transport: string; la
       `select id, transport, last_seen_at from worker_heartbeat
        where last_seen_at > now() - interval '70 seconds' order by id`,
     )
-  return rows.map((r) => ({ id: r.id, transport: r.transport, lastSeenAt: new Date(r.last_seen_at).toISOString() }))
+  return rows.map((r) => ({
+    id: r.id,
+    transport: r.transport,
+    lastSeenAt: new Date(r.last_seen_at).toISOString(),
+  }))
 }

@@ -3,6 +3,7 @@ import { authorize } from '#app/lib/auth-gate.server.ts'
 import { AppError, toErrorResponse, validationError, zodProblems } from '#app/lib/errors.server.ts'
 import type { Endpoint, HandlerContext } from './endpoint.server.ts'
 import { API_PREFIX, router } from './registry.server.ts'
+import type { Router } from './router.server.ts'
 
 export interface RequestMeta {
   requestId: string
@@ -16,15 +17,20 @@ const DEFAULT_MAX_BODY = 1024 * 1024
  * The one wrapper every `/api/v1` call goes through: route, authorize, parse with the endpoint's zod schemas,
  * call its handler, and turn any failure into the spec's error envelope through `toErrorResponse`.
  */
-export async function handleApiRequest(request: Request, meta: RequestMeta): Promise<Response> {
+export async function handleApiRequest(
+  request: Request,
+  meta: RequestMeta,
+  routes: Router = router(),
+): Promise<Response> {
   try {
     const url = new URL(request.url)
     const path = url.pathname.startsWith(API_PREFIX) ? url.pathname.slice(API_PREFIX.length) : url.pathname
-    const match = router().match(request.method, path)
+    const match = routes.match(request.method, path)
     if (match.kind === 'bad_encoding') {
       throw validationError([{ path: '(path)', message: 'The path has malformed percent-encoding.' }])
     }
-    if (match.kind === 'not_found') throw new AppError('not_found', `No API route ${request.method} ${url.pathname}.`)
+    if (match.kind === 'not_found')
+      throw new AppError('not_found', `No API route ${request.method} ${url.pathname}.`)
     if (match.kind === 'method_not_allowed') {
       throw new AppError('method_not_allowed', `${request.method} is not allowed on ${url.pathname}.`, {
         headers: { Allow: [...new Set(match.allow)].join(', ') },
@@ -34,7 +40,9 @@ export async function handleApiRequest(request: Request, meta: RequestMeta): Pro
     const actor = await authorize(request, endpoint.access)
     const params = parsePart(endpoint.params, match.params, 'params')
     const query = parsePart(endpoint.query, readQuery(url), 'query')
-    const body = endpoint.body ? parsePart(endpoint.body, await readJsonBody(request, endpoint), 'body') : undefined
+    const body = endpoint.body
+      ? parsePart(endpoint.body, await readJsonBody(request, endpoint), 'body')
+      : undefined
     const ctx: HandlerContext<unknown, unknown, unknown> = {
       request,
       params,
@@ -66,7 +74,11 @@ function toResponse(result: unknown, endpoint: Endpoint, headers: Headers): Resp
   return new Response(JSON.stringify(result), { status, headers })
 }
 
-function parsePart(schema: z.ZodType | undefined, value: unknown, part: 'params' | 'query' | 'body'): unknown {
+function parsePart(
+  schema: z.ZodType | undefined,
+  value: unknown,
+  part: 'params' | 'query' | 'body',
+): unknown {
   if (!schema) return part === 'body' ? undefined : value
   const result = schema.safeParse(value)
   if (!result.success) throw validationError(zodProblems(result.error, part === 'body' ? undefined : part))
@@ -95,7 +107,8 @@ async function readJsonBody(request: Request, endpoint: Endpoint): Promise<unkno
   const declared = Number(request.headers.get('content-length') ?? '0')
   if (declared > max) throw new AppError('payload_too_large', `The body is larger than ${max} bytes.`)
   const text = await request.text()
-  if (Buffer.byteLength(text) > max) throw new AppError('payload_too_large', `The body is larger than ${max} bytes.`)
+  if (Buffer.byteLength(text) > max)
+    throw new AppError('payload_too_large', `The body is larger than ${max} bytes.`)
   if (text.trim() === '') return undefined
   const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
   if (type !== 'application/json' && !type.endsWith('+json')) {

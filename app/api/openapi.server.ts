@@ -130,7 +130,8 @@ export function buildOpenApiDocument(endpoints: Endpoint[], version: string): Re
     info: {
       title: 'Terminology Glossary Service API',
       version,
-      description: 'Every path is relative to /api/v1. Errors use the envelope `{ error: { code, message, details } }`.',
+      description:
+        'Every path is relative to /api/v1. Errors use the envelope `{ error: { code, message, details } }`.',
     },
     servers: [{ url: '/api/v1' }],
     paths,

@@ -62,7 +62,10 @@ export function assertSameOrigin(request: Request, required = true): void {
   const origin = requestOrigin(request)
   if (origin === undefined && !required) return
   if (!origin || !getConfig().allowedOrigins.includes(origin)) {
-    throw new AppError('forbidden', 'This request must come from an allowed origin (Origin or Referer header).')
+    throw new AppError(
+      'forbidden',
+      'This request must come from an allowed origin (Origin or Referer header).',
+    )
   }
 }
 

@@ -14,7 +14,8 @@ const bool = (fallback: boolean) =>
 
 const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v)
 
-const days = (fallback: number) => z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(36500).default(fallback))
+const days = (fallback: number) =>
+  z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(36500).default(fallback))
 
 /** `https://host[:port]` with no path: the form origins are compared in. */
 const originList = (what: string) =>
@@ -40,7 +41,10 @@ const originList = (what: string) =>
           url.origin !== item.replace(/\/$/, '') ||
           url.pathname !== '/'
         ) {
-          ctx.addIssue({ code: 'custom', message: `${what}: "${item}" is not an origin like https://host[:port]` })
+          ctx.addIssue({
+            code: 'custom',
+            message: `${what}: "${item}" is not an origin like https://host[:port]`,
+          })
           continue
         }
         out.push(url.origin)
@@ -78,7 +82,10 @@ const EnvSchema = z.object({
   /** Trust X-Forwarded-Proto/-For from a reverse proxy. */
   GLOSSARY_TRUST_PROXY_HEADERS: bool(false),
   /** AES-256-GCM key material for stored secrets, ≥ 32 characters. */
-  GLOSSARY_ENCRYPTION_KEY: z.preprocess(emptyAsUndefined, z.string().min(32, 'must be at least 32 characters').optional()),
+  GLOSSARY_ENCRYPTION_KEY: z.preprocess(
+    emptyAsUndefined,
+    z.string().min(32, 'must be at least 32 characters').optional(),
+  ),
   /** Comma-separated origins that may frame /embed; empty allows every origin. */
   GLOSSARY_EMBED_ANCESTORS: originList('GLOSSARY_EMBED_ANCESTORS'),
   /** Initial value of the stored passwordLoginEnabled switch (first boot only). */
@@ -90,7 +97,10 @@ const EnvSchema = z.object({
   GLOSSARY_ATTACHMENT_RETENTION_DAYS: days(30),
   /** Used by `glossary seed-admin` only. */
   GLOSSARY_ADMIN_EMAIL: z.preprocess(emptyAsUndefined, z.email('must be an email address').optional()),
-  GLOSSARY_ADMIN_PASSWORD: z.preprocess(emptyAsUndefined, z.string().min(8, 'must be at least 8 characters').optional()),
+  GLOSSARY_ADMIN_PASSWORD: z.preprocess(
+    emptyAsUndefined,
+    z.string().min(8, 'must be at least 8 characters').optional(),
+  ),
   GLOSSARY_ADMIN_NAME: z.preprocess(emptyAsUndefined, z.string().max(200).optional()),
   /** pino level. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -104,9 +114,7 @@ export type Env = z.infer<typeof EnvSchema>
 
 export class ConfigError extends Error {
   constructor(public readonly problems: { variable: string; message: string }[]) {
-    super(
-      'Invalid configuration:\n' + problems.map((p) => `  - ${p.variable}: ${p.message}`).join('\n'),
-    )
+    super('Invalid configuration:\n' + problems.map((p) => `  - ${p.variable}: ${p.message}`).join('\n'))
     this.name = 'ConfigError'
   }
 }
@@ -136,7 +144,10 @@ export function parseConfig(source: Record<string, string | undefined> = process
   const result = EnvSchema.safeParse(source)
   if (!result.success) {
     throw new ConfigError(
-      result.error.issues.map((issue) => ({ variable: String(issue.path[0] ?? '?'), message: issue.message })),
+      result.error.issues.map((issue) => ({
+        variable: String(issue.path[0] ?? '?'),
+        message: issue.message,
+      })),
     )
   }
   const env = result.data
@@ -145,14 +156,20 @@ export function parseConfig(source: Record<string, string | undefined> = process
   let allowedOrigins = env.GLOSSARY_ALLOWED_ORIGINS
   if (allowedOrigins.length === 0) {
     if (isProduction) {
-      problems.push({ variable: 'GLOSSARY_ALLOWED_ORIGINS', message: 'must list at least one origin in production' })
+      problems.push({
+        variable: 'GLOSSARY_ALLOWED_ORIGINS',
+        message: 'must list at least one origin in production',
+      })
     } else {
       // The zero-configuration default trusts only its own loopback addresses.
       allowedOrigins = [`http://localhost:${env.PORT}`, `http://127.0.0.1:${env.PORT}`]
     }
   }
   if (isProduction && !env.GLOSSARY_ENCRYPTION_KEY) {
-    problems.push({ variable: 'GLOSSARY_ENCRYPTION_KEY', message: 'is required in production (at least 32 characters)' })
+    problems.push({
+      variable: 'GLOSSARY_ENCRYPTION_KEY',
+      message: 'is required in production (at least 32 characters)',
+    })
   }
   if (problems.length) throw new ConfigError(problems)
   return Object.freeze({
@@ -174,7 +191,11 @@ export function parseConfig(source: Record<string, string | undefined> = process
       audit: env.GLOSSARY_AUDIT_RETENTION_DAYS,
       attachments: env.GLOSSARY_ATTACHMENT_RETENTION_DAYS,
     },
-    admin: { email: env.GLOSSARY_ADMIN_EMAIL, password: env.GLOSSARY_ADMIN_PASSWORD, name: env.GLOSSARY_ADMIN_NAME },
+    admin: {
+      email: env.GLOSSARY_ADMIN_EMAIL,
+      password: env.GLOSSARY_ADMIN_PASSWORD,
+      name: env.GLOSSARY_ADMIN_NAME,
+    },
     logLevel: env.LOG_LEVEL,
     rateLimits: {
       loginPerMinute: env.GLOSSARY_RATE_LOGIN_PER_MINUTE,

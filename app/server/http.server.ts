@@ -73,7 +73,10 @@ export function createHttpApp(options: HttpAppOptions = {}): express.Express {
 
   for (const middleware of options.before ?? []) app.use(middleware)
   if (options.clientDir) {
-    app.use('/assets', express.static(path.join(options.clientDir, 'assets'), { immutable: true, maxAge: '1y' }))
+    app.use(
+      '/assets',
+      express.static(path.join(options.clientDir, 'assets'), { immutable: true, maxAge: '1y' }),
+    )
     app.use(express.static(options.clientDir, { maxAge: '1h', index: false }))
   }
   if (options.build) {
@@ -92,7 +95,7 @@ export function createHttpApp(options: HttpAppOptions = {}): express.Express {
 async function serveApi(req: ExpressRequest, res: ExpressResponse): Promise<void> {
   let response: Response
   try {
-    const body = ['GET', 'HEAD'].includes(req.method) ? undefined : await readBody(req)
+    const body = ['GET', 'HEAD'].includes(req.method) ? undefined : new Uint8Array(await readBody(req))
     const headers = new Headers()
     for (const [key, value] of Object.entries(req.headers)) {
       if (value === undefined) continue
@@ -117,20 +120,22 @@ async function serveApi(req: ExpressRequest, res: ExpressResponse): Promise<void
   res.end(req.method === 'HEAD' ? undefined : Buffer.from(await response.arrayBuffer()))
 }
 
+/** Reads the body up to the limit; past it the rest is drained unread so the client still gets its 413. */
 function readBody(req: ExpressRequest): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let size = 0
     req.on('data', (chunk: Buffer) => {
       size += chunk.length
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk)
+    })
+    req.on('end', () => {
       if (size > MAX_BODY_BYTES) {
         reject(new AppError('payload_too_large', `The body is larger than ${MAX_BODY_BYTES} bytes.`))
-        req.destroy()
-        return
+      } else {
+        resolve(Buffer.concat(chunks))
       }
-      chunks.push(chunk)
     })
-    req.on('end', () => resolve(Buffer.concat(chunks)))
     req.on('error', reject)
   })
 }

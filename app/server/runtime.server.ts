@@ -3,6 +3,7 @@ import type { ServerBuild } from '@remix-run/node'
 import { getConfig } from '#app/lib/config.server.ts'
 import { log } from '#app/lib/logger.server.ts'
 import { ensureEncryptionKey } from '#app/lib/secrets.server.ts'
+import { seedAdmin as seedAdminAccount } from '#app/services/auth/seed-admin.server.ts'
 import { applyMigrations, assertNoPendingMigrations } from '#db/migrator.ts'
 import { closeDb, initDb } from '#db/orm.ts'
 import { closeQueue } from '#pipeline/transport.ts'
@@ -124,4 +125,16 @@ export async function start(options: WebOptions): Promise<void> {
 /** Parses the environment now, so a bad variable stops the command before anything starts. */
 export function loadConfig(): void {
   getConfig()
+}
+
+/** `glossary seed-admin`: needs a migrated database; the credentials come only from the environment. */
+export async function seedAdmin(): Promise<string> {
+  await initDb()
+  try {
+    await assertNoPendingMigrations()
+    const result = await seedAdminAccount()
+    return result.created ? `created admin ${result.email}` : `${result.email} exists; role set to admin`
+  } finally {
+    await closeDb()
+  }
 }

@@ -1,4 +1,4 @@
-import { Entity, PrimaryKey, Property } from '@mikro-orm/core'
+import { Entity, PrimaryKey, Property, type Opt } from '@mikro-orm/core'
 
 /**
  * Settings an administrator changes at run time (password-login switch, SSO, search configuration), one JSON
@@ -13,5 +13,5 @@ export class AppSetting {
   value!: unknown
 
   @Property({ type: 'datetime', columnType: 'timestamptz', onUpdate: () => new Date() })
-  updatedAt: Date = new Date()
+  updatedAt: Opt<Date> = new Date()
 }

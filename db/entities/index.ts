@@ -1,4 +1,5 @@
 import { AppSetting } from './app-setting.entity.ts'
+import { User } from './user.entity.ts'
 
 /** Every entity, listed explicitly (no folder discovery, so the bundled server build sees the same list). */
-export const ENTITIES = [AppSetting]
+export const ENTITIES = [AppSetting, User]

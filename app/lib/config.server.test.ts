@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest'
+import { ConfigError, parseConfig } from './config.server.ts'
+
+function problemsOf(env: Record<string, string>): { variable: string; message: string }[] {
+  try {
+    parseConfig(env)
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError)
+    return (error as ConfigError).problems
+  }
+  throw new Error('expected a ConfigError')
+}
+
+describe('config', () => {
+  it('starts with nothing set: embedded database, port 3000, own loopback origins', () => {
+    const config = parseConfig({})
+    expect(config.port).toBe(3000)
+    expect(config.databaseUrl).toBeUndefined()
+    expect(config.redisUrl).toBeUndefined()
+    expect(config.dataDir).toMatch(/data$/)
+    expect(config.allowedOrigins).toEqual(['http://localhost:3000', 'http://127.0.0.1:3000'])
+    expect(config.retentionDays).toEqual({ aiRuns: 90, audit: 365, attachments: 30 })
+    expect(config.passwordLoginEnabledInitial).toBe(true)
+  })
+
+  it('follows PORT in the default origins', () => {
+    expect(parseConfig({ PORT: '8080' }).allowedOrigins).toEqual([
+      'http://localhost:8080',
+      'http://127.0.0.1:8080',
+    ])
+  })
+
+  it('names every bad variable at once', () => {
+    const problems = problemsOf({
+      PORT: 'eighty',
+      GLOSSARY_ENCRYPTION_KEY: 'short',
+      DATABASE_URL: 'mysql://x',
+      GLOSSARY_TRUST_PROXY_HEADERS: 'maybe',
+      LOG_LEVEL: 'loud',
+    })
+    expect(problems.map((p) => p.variable).sort()).toEqual(
+      ['DATABASE_URL', 'GLOSSARY_ENCRYPTION_KEY', 'GLOSSARY_TRUST_PROXY_HEADERS', 'LOG_LEVEL', 'PORT'].sort(),
+    )
+    expect(problems.find((p) => p.variable === 'GLOSSARY_ENCRYPTION_KEY')?.message).toMatch(/32/)
+  })
+
+  it('the error message lists each variable on its own line', () => {
+    expect(() => parseConfig({ PORT: '-1', REDIS_URL: 'http://x' })).toThrow(/PORT: .*\n.*REDIS_URL/)
+  })
+
+  it('refuses production without allowed origins or encryption key', () => {
+    const problems = problemsOf({ NODE_ENV: 'production' })
+    expect(problems.map((p) => p.variable).sort()).toEqual([
+      'GLOSSARY_ALLOWED_ORIGINS',
+      'GLOSSARY_ENCRYPTION_KEY',
+    ])
+  })
+
+  it('accepts production with both', () => {
+    const config = parseConfig({
+      NODE_ENV: 'production',
+      GLOSSARY_ALLOWED_ORIGINS: 'https://glossary.example.com, https://alt.example.com:8443',
+      GLOSSARY_ENCRYPTION_KEY: 'x'.repeat(32),
+    })
+    expect(config.allowedOrigins).toEqual(['https://glossary.example.com', 'https://alt.example.com:8443'])
+  })
+
+  it('refuses origins with a path and non-http schemes', () => {
+    const problems = problemsOf({ GLOSSARY_ALLOWED_ORIGINS: 'https://a.example/path,ftp://b.example' })
+    expect(problems).toHaveLength(2)
+    expect(problems[0]!.variable).toBe('GLOSSARY_ALLOWED_ORIGINS')
+    expect(problemsOf({ GLOSSARY_EMBED_ANCESTORS: 'https://x.example/frame' })[0]!.variable).toBe(
+      'GLOSSARY_EMBED_ANCESTORS',
+    )
+  })
+
+  it('parses booleans and retention days', () => {
+    const config = parseConfig({
+      GLOSSARY_TRUST_PROXY_HEADERS: 'true',
+      PASSWORD_LOGIN_ENABLED: 'false',
+      GLOSSARY_AUDIT_RETENTION_DAYS: '30',
+    })
+    expect(config.trustProxyHeaders).toBe(true)
+    expect(config.passwordLoginEnabledInitial).toBe(false)
+    expect(config.retentionDays.audit).toBe(30)
+    expect(problemsOf({ GLOSSARY_AI_RUN_RETENTION_DAYS: '0' })[0]!.variable).toBe(
+      'GLOSSARY_AI_RUN_RETENTION_DAYS',
+    )
+  })
+})
