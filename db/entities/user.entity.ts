@@ -26,5 +26,5 @@ export class User extends BaseEntity {
 
   /** argon2id hash; null for SSO and agent accounts. Never serialized. */
   @Property({ type: 'text', nullable: true, hidden: true, lazy: true })
-  passwordHash: Opt<string | null> = null
+  passwordHash: string | null = null
 }

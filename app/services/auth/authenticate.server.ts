@@ -1,11 +1,26 @@
-import type { Actor } from '#app/lib/auth-gate.server.ts'
+import type { Actor, ActorUser, Role } from '#app/lib/auth-gate.server.ts'
+import type { User } from '#db/entities/user.entity.ts'
+import { findActiveKey, parseAuthorization } from './api-keys.server.ts'
+import { findSession, readSessionToken } from './sessions.server.ts'
 
-/** Resolves `Authorization: Bearer glk_…` to an actor. (Filled in by the identity work.) */
-export async function authenticateApiKey(_authorization: string): Promise<Actor | null> {
-  return null
+export function toActorUser(user: User): ActorUser {
+  return { id: user.id, email: user.email, name: user.name, role: user.role as Role, authType: user.authType }
 }
 
-/** Resolves the `glossary_session` cookie to an actor. (Filled in by the identity work.) */
-export async function authenticateSession(_request: Request): Promise<Actor | null> {
-  return null
+/** Resolves `Authorization: Bearer glk_…` to an actor, or null for a malformed, unknown, revoked or expired key. */
+export async function authenticateApiKey(authorization: string): Promise<Actor | null> {
+  const parsed = parseAuthorization(authorization)
+  if (!parsed) return null
+  const key = await findActiveKey(parsed)
+  if (!key) return null
+  return { via: 'key', user: toActorUser(key.user), keyId: key.id, scopes: key.scopes }
+}
+
+/** Resolves the `glossary_session` cookie to an actor, or null. */
+export async function authenticateSession(request: Request): Promise<Actor | null> {
+  const token = readSessionToken(request.headers.get('cookie'))
+  if (!token) return null
+  const session = await findSession(token)
+  if (!session) return null
+  return { via: 'session', user: toActorUser(session.user), sessionId: session.id }
 }

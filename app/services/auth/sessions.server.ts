@@ -1,0 +1,76 @@
+import { em } from '#db/orm.ts'
+import { Session } from '#db/entities/session.entity.ts'
+import { User } from '#db/entities/user.entity.ts'
+import type { EntityManager } from '@mikro-orm/postgresql'
+import { randomToken, sha256 } from './tokens.server.ts'
+
+/** Spec: cookie `glossary_session`, HttpOnly, SameSite=Lax, Path=/, 14 days, Secure over HTTPS. */
+export const SESSION_COOKIE = 'glossary_session'
+export const SESSION_DAYS = 14
+const SESSION_MS = SESSION_DAYS * 24 * 60 * 60 * 1000
+
+export interface SessionMeta {
+  ip?: string
+  userAgent?: string | null
+}
+
+/** Starts a session for a user; returns the cookie token (256 random bits, stored only as its hash). */
+export async function createSession(
+  userId: string,
+  meta: SessionMeta = {},
+  manager: EntityManager = em(),
+): Promise<{ token: string; sessionId: string; expiresAt: Date }> {
+  const token = randomToken(32)
+  const expiresAt = new Date(Date.now() + SESSION_MS)
+  const session = manager.create(Session, {
+    tokenHash: sha256(token),
+    user: manager.getReference(User, userId),
+    expiresAt,
+    ip: meta.ip ?? null,
+    userAgent: meta.userAgent?.slice(0, 500) ?? null,
+  })
+  await manager.flush()
+  return { token, sessionId: session.id, expiresAt }
+}
+
+export function sessionCookie(token: string, options: { secure: boolean }): string {
+  const parts = [
+    `${SESSION_COOKIE}=${token}`,
+    'Path=/',
+    'HttpOnly',
+    'SameSite=Lax',
+    `Max-Age=${SESSION_MS / 1000}`,
+  ]
+  if (options.secure) parts.push('Secure')
+  return parts.join('; ')
+}
+
+export function clearedSessionCookie(options: { secure: boolean }): string {
+  return `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${options.secure ? '; Secure' : ''}`
+}
+
+/** The session token in a Cookie header, if any. */
+export function readSessionToken(cookieHeader: string | null): string | undefined {
+  if (!cookieHeader) return undefined
+  for (const part of cookieHeader.split(';')) {
+    const [name, ...rest] = part.trim().split('=')
+    if (name === SESSION_COOKIE) {
+      const value = rest.join('=')
+      return value.length > 0 && value.length <= 200 ? value : undefined
+    }
+  }
+  return undefined
+}
+
+/** The live session behind a token, with its user; expired sessions count as none. */
+export async function findSession(token: string): Promise<Session | null> {
+  return em().findOne(
+    Session,
+    { tokenHash: sha256(token), expiresAt: { $gt: new Date() } },
+    { populate: ['user'] },
+  )
+}
+
+export async function deleteSession(sessionId: string): Promise<void> {
+  await em().nativeDelete(Session, { id: sessionId })
+}

@@ -1,0 +1,46 @@
+import crypto from 'node:crypto'
+import type { Role, Scope } from '#app/lib/auth-gate.server.ts'
+import { issueApiKey } from '#app/services/auth/api-keys.server.ts'
+import { hashPassword } from '#app/services/auth/password.server.ts'
+import { createSession, SESSION_COOKIE } from '#app/services/auth/sessions.server.ts'
+import { User, type AuthType } from '#db/entities/user.entity.ts'
+import { em } from '#db/orm.ts'
+
+/** The origin tests send on cookie-session writes (one of the default allowed origins). */
+export const TEST_ORIGIN = 'http://localhost:3000'
+
+export interface TestUser {
+  user: User
+  password: string
+  /** Headers for a cookie-session request, Origin included. */
+  sessionHeaders: Record<string, string>
+}
+
+/** Builds an account (password hashed like the real one), signed in with a fresh session. */
+export async function createUser(
+  overrides: { role?: Role; authType?: AuthType; email?: string; name?: string; password?: string } = {},
+): Promise<TestUser> {
+  const manager = em()
+  const email = overrides.email ?? `user-${crypto.randomUUID().slice(0, 8)}@example.test`
+  const password = overrides.password ?? 'correct horse battery'
+  const user = manager.create(User, {
+    email: email.toLowerCase(),
+    name: overrides.name ?? email,
+    role: overrides.role ?? 'viewer',
+    authType: overrides.authType ?? 'password',
+    passwordHash: overrides.authType === 'agent' ? null : await hashPassword(password),
+  })
+  await manager.flush()
+  const { token } = await createSession(user.id)
+  return {
+    user,
+    password,
+    sessionHeaders: { cookie: `${SESSION_COOKIE}=${token}`, origin: TEST_ORIGIN },
+  }
+}
+
+/** Issues an API key for a user; returns the Authorization header. */
+export async function createApiKey(userId: string, scopes: Scope[]): Promise<Record<string, string>> {
+  const { token } = await issueApiKey({ userId, name: 'test key', scopes })
+  return { authorization: `Bearer ${token}` }
+}
