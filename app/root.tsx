@@ -16,7 +16,10 @@ import { useNonce } from './components/nonce.tsx'
 import { detectLang, translate, type Lang, type MessageKey } from './lib/i18n.ts'
 import stylesheet from './styles/app.css?url'
 
-export const links: LinksFunction = () => [{ rel: 'stylesheet', href: stylesheet }]
+export const links: LinksFunction = () => [
+  { rel: 'stylesheet', href: stylesheet },
+  { rel: 'icon', href: '/favicon.svg', type: 'image/svg+xml' },
+]
 
 export async function loader({ request }: LoaderFunctionArgs) {
   return { lang: detectLang(request) }

@@ -40,10 +40,62 @@ export function embeddedDataPath(dataDir = getConfig().dataDir): string {
   return path.join(dataDir, 'db')
 }
 
-/** Opens the embedded database with the extensions the schema needs. */
+/**
+ * Opens the embedded database with the extensions the schema needs. An on-disk database is locked to this
+ * process (PGlite is single-process: a second writer would corrupt it); the lock goes with `closeDb()`.
+ */
 export async function openPglite(dataPath?: string, loadDataDir?: Blob): Promise<PGlite> {
-  if (dataPath) fs.mkdirSync(dataPath, { recursive: true })
-  return PGlite.create({ dataDir: dataPath, loadDataDir, extensions: { vector } })
+  if (dataPath) {
+    fs.mkdirSync(dataPath, { recursive: true })
+    lockDataDir(dataPath)
+  }
+  try {
+    return await PGlite.create({ dataDir: dataPath, loadDataDir, extensions: { vector } })
+  } catch (error) {
+    if (dataPath) unlockDataDir(dataPath)
+    throw error
+  }
+}
+
+const locks = new Set<string>()
+
+function lockPath(dataPath: string): string {
+  return path.join(path.dirname(dataPath), `${path.basename(dataPath)}.lock`)
+}
+
+function lockDataDir(dataPath: string): void {
+  const file = lockPath(dataPath)
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.writeFileSync(file, String(process.pid), { flag: 'wx' })
+      locks.add(dataPath)
+      return
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+      const pid = Number(fs.readFileSync(file, 'utf8'))
+      if (pid && pid !== process.pid && isAlive(pid)) {
+        throw new Error(
+          `The embedded database in ${dataPath} is in use by another glossary process (pid ${pid}). ` +
+            'Stop it first, or set DATABASE_URL to share a PostgreSQL server between processes.',
+        )
+      }
+      fs.rmSync(file, { force: true }) // left behind by a process that died
+    }
+  }
+  throw new Error(`Could not lock ${dataPath}.`)
+}
+
+function unlockDataDir(dataPath: string): void {
+  if (locks.delete(dataPath)) fs.rmSync(lockPath(dataPath), { force: true })
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
 }
 
 function ormOptions(pglite: PGlite | undefined, migrations: MigrationObject[]): Options {
@@ -113,4 +165,6 @@ export async function closeDb(): Promise<void> {
   if (!db) return
   await db.orm.close(true)
   if (db.pglite && !db.pglite.closed) await db.pglite.close()
+  // One process holds one database at a time, so every lock it holds goes with it.
+  for (const dataPath of [...locks]) unlockDataDir(dataPath)
 }

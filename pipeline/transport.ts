@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis'
 import { getConfig } from '#app/lib/config.server.ts'
+import { log } from '#app/lib/logger.server.ts'
 
 /**
  * The queue transport. With REDIS_URL the pipeline runs as BullMQ workers over Redis; without it the same stage
@@ -16,7 +17,11 @@ export function isRedisTransport(): boolean {
 export function redis(): Redis {
   const url = getConfig().redisUrl
   if (!url) throw new Error('REDIS_URL is not set')
-  connection ??= new Redis(url, { maxRetriesPerRequest: null, lazyConnect: true, enableOfflineQueue: true })
+  if (!connection) {
+    connection = new Redis(url, { maxRetriesPerRequest: null, lazyConnect: true, enableOfflineQueue: true })
+    // Without a listener ioredis prints every reconnect failure to the console; log it once per error instead.
+    connection.on('error', (err) => log().warn({ err: { message: err.message } }, 'redis connection error'))
+  }
   return connection
 }
 

@@ -112,6 +112,9 @@ const EnvSchema = z.object({
 
 export type Env = z.infer<typeof EnvSchema>
 
+/** Every variable this module reads (the README table and .env.example must list them). */
+export const ENV_VARIABLES = Object.keys(EnvSchema.shape)
+
 export class ConfigError extends Error {
   constructor(public readonly problems: { variable: string; message: string }[]) {
     super('Invalid configuration:\n' + problems.map((p) => `  - ${p.variable}: ${p.message}`).join('\n'))

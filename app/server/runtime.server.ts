@@ -8,7 +8,7 @@ import { applyMigrations, assertNoPendingMigrations } from '#db/migrator.ts'
 import { closeDb, initDb } from '#db/orm.ts'
 import { closeQueue } from '#pipeline/transport.ts'
 import { startWorker, type WorkerHandle } from '#pipeline/worker.ts'
-import { createHttpApp } from './http.server.ts'
+import { createHttpApp, type HttpAppOptions } from './http.server.ts'
 
 /**
  * The process entry points behind `glossary <command>`. They live in the server build (exported from
@@ -44,9 +44,9 @@ class Lifecycle {
     ensureEncryptionKey()
   }
 
-  async listen(options: WebOptions): Promise<Server> {
+  async listen(options: HttpAppOptions): Promise<Server> {
     const config = getConfig()
-    const app = createHttpApp({ build: options.build, clientDir: options.clientDir })
+    const app = createHttpApp(options)
     const server = app.listen(config.port, config.host)
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve)
@@ -120,6 +120,16 @@ export async function start(options: WebOptions): Promise<void> {
   await life.open()
   await life.work()
   await life.listen(options)
+}
+
+/** `npm run dev`: like `start`, with the Vite dev server serving the app from source. */
+export async function dev(options: Pick<HttpAppOptions, 'build' | 'before'>): Promise<void> {
+  await migrate()
+  const life = new Lifecycle()
+  life.onSignals()
+  await life.open()
+  await life.work()
+  await life.listen({ ...options, isDev: true })
 }
 
 /** Parses the environment now, so a bad variable stops the command before anything starts. */
