@@ -10,11 +10,12 @@ export default defineConfig({
       'sync/**/*.test.ts',
       'tests/**/*.test.ts',
     ],
+    // The CLI and browser tests run against the build, in vitest.e2e.config.ts.
+    exclude: ['tests/e2e/**', 'node_modules/**'],
     globalSetup: ['./tests/setup/global-setup.ts'],
     setupFiles: ['./tests/setup/setup-test-env.ts'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    reporters: process.env.CI ? ['default'] : ['default'],
   },
 })

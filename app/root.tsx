@@ -14,6 +14,7 @@ import {
 } from '@remix-run/react'
 import { useNonce } from './components/nonce.tsx'
 import { detectLang, translate, type Lang, type MessageKey } from './lib/i18n.ts'
+import { getSessionActor } from './lib/pages.server.ts'
 import stylesheet from './styles/app.css?url'
 
 export const links: LinksFunction = () => [
@@ -22,7 +23,14 @@ export const links: LinksFunction = () => [
 ]
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  return { lang: detectLang(request) }
+  const actor = await getSessionActor(request)
+  const user = actor ? { id: actor.user.id, name: actor.user.name, email: actor.user.email, role: actor.user.role } : null
+  return { lang: detectLang(request), user }
+}
+
+/** The signed-in user of the page (null for visitors), for navigation and role-aware controls. */
+export function useOptionalUser() {
+  return useRouteLoaderData<typeof loader>('root')?.user ?? null
 }
 
 /** Labels in the language of the page, for any component below the root. */
@@ -52,9 +60,10 @@ export function Layout({ children }: { children: React.ReactNode }) {
   )
 }
 
+/** Navigation shows only what the signed-in role may use. */
 function Header() {
   const t = useT()
-  const { lang } = useLoaderData<typeof loader>()
+  const { lang, user } = useLoaderData<typeof loader>()
   return (
     <header className="site-header">
       <Link to="/" className="brand">
@@ -62,7 +71,45 @@ function Header() {
       </Link>
       <nav aria-label="main">
         <Link to="/">{t('nav.home')}</Link>
+        {user ? (
+          <>
+            <Link to="/terms">{t('nav.terms')}</Link>
+            <Link to="/check">{t('nav.check')}</Link>
+            <Link to="/relations">{t('nav.relations')}</Link>
+            <Link to="/wiki">{t('nav.wiki')}</Link>
+            <Link to="/meetings">{t('nav.meetings')}</Link>
+            {user.role === 'editor' || user.role === 'admin' ? (
+              <>
+                <Link to="/candidates">{t('nav.candidates')}</Link>
+                <Link to="/import">{t('nav.import')}</Link>
+              </>
+            ) : null}
+          </>
+        ) : null}
+        {user?.role === 'admin' ? (
+          <>
+            <Link to="/admin/users">{t('nav.users')}</Link>
+            <Link to="/admin/audit">{t('nav.audit')}</Link>
+          </>
+        ) : null}
       </nav>
+      {user ? (
+        <>
+          <Link to="/settings" title={user.email}>
+            {user.name} ({t(`role.${user.role}` as MessageKey)})
+          </Link>
+          <Form method="post" action="/logout" className="inline">
+            <button type="submit" className="link">
+              {t('nav.logout')}
+            </button>
+          </Form>
+        </>
+      ) : (
+        <>
+          <Link to="/login">{t('nav.login')}</Link>
+          <Link to="/register">{t('nav.register')}</Link>
+        </>
+      )}
       <Form method="post" action="/lang" className="inline">
         <input type="hidden" name="lang" value={lang === 'ko' ? 'en' : 'ko'} />
         <button type="submit" className="link">

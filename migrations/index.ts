@@ -2,6 +2,9 @@ import type { MigrationObject } from '@mikro-orm/core'
 import { Migration20261121000000_init } from './Migration20261121000000_init.ts'
 import { Migration20261121000100_users } from './Migration20261121000100_users.ts'
 import { Migration20261121000200_auth } from './Migration20261121000200_auth.ts'
+import { Migration20261121000300_identity } from './Migration20261121000300_identity.ts'
+import { Migration20261121000400_glossary } from './Migration20261121000400_glossary.ts'
+import { Migration20261121000500_content } from './Migration20261121000500_content.ts'
 
 /**
  * Every migration in order. Listed explicitly rather than found on disk so that the bundled server build,
@@ -11,4 +14,7 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261121000000_init', class: Migration20261121000000_init },
   { name: 'Migration20261121000100_users', class: Migration20261121000100_users },
   { name: 'Migration20261121000200_auth', class: Migration20261121000200_auth },
+  { name: 'Migration20261121000300_identity', class: Migration20261121000300_identity },
+  { name: 'Migration20261121000400_glossary', class: Migration20261121000400_glossary },
+  { name: 'Migration20261121000500_content', class: Migration20261121000500_content },
 ]

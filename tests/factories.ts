@@ -4,6 +4,9 @@ import { issueApiKey } from '#app/services/auth/api-keys.server.ts'
 import { hashPassword } from '#app/services/auth/password.server.ts'
 import { createSession, SESSION_COOKIE } from '#app/services/auth/sessions.server.ts'
 import { User, type AuthType } from '#db/entities/user.entity.ts'
+import type { CreateTermInput } from '#app/schemas/terms.ts'
+import type { TermDto } from '#app/services/terms/read.server.ts'
+import { createTerm as createTermService } from '#app/services/terms/write.server.ts'
 import { em } from '#db/orm.ts'
 
 /** The origin tests send on cookie-session writes (one of the default allowed origins). */
@@ -43,4 +46,46 @@ export async function createUser(
 export async function createApiKey(userId: string, scopes: Scope[]): Promise<Record<string, string>> {
   const { token } = await issueApiKey({ userId, name: 'test key', scopes })
   return { authorization: `Bearer ${token}` }
+}
+
+let termAuthor: Promise<string> | undefined
+
+/**
+ * Builds a term through the real service (revision 1, notations, queue row). The author is one editor per
+ * test file unless `actorId` is given; the name and slug are unique unless given.
+ */
+export async function createTerm(
+  overrides: Partial<CreateTermInput> & { actorId?: string } = {},
+): Promise<TermDto> {
+  const { actorId, ...input } = overrides
+  termAuthor ??= (async () => {
+    const manager = em()
+    const author = manager.create(User, {
+      email: `author-${crypto.randomUUID().slice(0, 8)}@example.test`,
+      name: 'Term Author',
+      role: 'editor',
+      authType: 'agent',
+      passwordHash: null,
+    })
+    await manager.flush()
+    return author.id
+  })()
+  const name = input.name ?? `Term ${crypto.randomUUID().slice(0, 8)}`
+  return createTermService({
+    actorId: actorId ?? (await termAuthor),
+    input: {
+      name,
+      fullName: null,
+      nameEn: null,
+      nameKo: null,
+      notations: [],
+      domains: [],
+      categories: [],
+      tags: [],
+      definition: `Definition of ${name}.`,
+      body: '',
+      note: '',
+      ...input,
+    },
+  })
 }

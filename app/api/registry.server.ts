@@ -1,6 +1,12 @@
 import { z } from 'zod'
 import { RELEASE } from '#app/lib/version.server.ts'
 import { endpoint, type Endpoint } from './endpoint.server.ts'
+import { ADMIN_USER_ENDPOINTS } from './endpoints/admin-users.server.ts'
+import { IDENTITY_ENDPOINTS } from './endpoints/identity.server.ts'
+import { GLOSSARY_ENDPOINTS } from './endpoints/terms.server.ts'
+import { MEETING_ENDPOINTS } from './endpoints/meetings.server.ts'
+import { RELATION_ENDPOINTS } from './endpoints/relations.server.ts'
+import { WIKI_ENDPOINTS } from './endpoints/wiki.server.ts'
 import { buildOpenApiDocument } from './openapi.server.ts'
 import { Router } from './router.server.ts'
 
@@ -18,7 +24,15 @@ const openApiEndpoint = endpoint({
 })
 
 /** Every API endpoint. A feature adds its list here; the router and the OpenAPI document read only this. */
-export const ENDPOINTS: Endpoint[] = [openApiEndpoint]
+export const ENDPOINTS: Endpoint[] = [
+  openApiEndpoint,
+  ...IDENTITY_ENDPOINTS,
+  ...ADMIN_USER_ENDPOINTS,
+  ...GLOSSARY_ENDPOINTS,
+  ...RELATION_ENDPOINTS,
+  ...WIKI_ENDPOINTS,
+  ...MEETING_ENDPOINTS,
+]
 
 let compiledRouter: Router | undefined
 let document: Record<string, unknown> | undefined

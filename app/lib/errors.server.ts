@@ -16,6 +16,7 @@ export const STATUS = {
   operation_conflict: 409,
   duplicate_relation: 409,
   slug_taken: 409,
+  term_merged: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,

@@ -85,7 +85,12 @@ export function createHttpApp(options: HttpAppOptions = {}): express.Express {
       createRequestHandler({
         build: options.build,
         mode: options.isDev ? 'development' : 'production',
-        getLoadContext: (_req, res) => ({ cspNonce: res.locals.cspNonce, requestId: res.locals.requestId }),
+        getLoadContext: (req, res) => ({
+          cspNonce: res.locals.cspNonce,
+          requestId: res.locals.requestId,
+          ip: req.ip ?? req.socket.remoteAddress ?? '',
+          isHttps: req.secure,
+        }),
       }),
     )
   }

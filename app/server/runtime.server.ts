@@ -20,13 +20,17 @@ export interface WebOptions {
   clientDir: string
 }
 
+async function applyPending(): Promise<string[]> {
+  await initDb()
+  const applied = await applyMigrations()
+  log().info({ applied }, applied.length ? 'migrations applied' : 'schema already up to date')
+  return applied
+}
+
 /** Applies pending migrations; resolves with their names. The process exits non-zero when it throws. */
 export async function migrate(): Promise<string[]> {
-  await initDb()
   try {
-    const applied = await applyMigrations()
-    log().info({ applied }, applied.length ? 'migrations applied' : 'schema already up to date')
-    return applied
+    return await applyPending()
   } finally {
     await closeDb()
   }
@@ -114,7 +118,8 @@ export async function worker(): Promise<void> {
 
 /** The embedded default: migrate, then web and worker in one process. */
 export async function start(options: WebOptions): Promise<void> {
-  await migrate()
+  // The database stays open from the migration to serving: one open of the embedded engine, not two.
+  await applyPending()
   const life = new Lifecycle()
   life.onSignals()
   await life.open()
@@ -124,7 +129,7 @@ export async function start(options: WebOptions): Promise<void> {
 
 /** `npm run dev`: like `start`, with the Vite dev server serving the app from source. */
 export async function dev(options: Pick<HttpAppOptions, 'build' | 'before'>): Promise<void> {
-  await migrate()
+  await applyPending()
   const life = new Lifecycle()
   life.onSignals()
   await life.open()

@@ -1,22 +1,26 @@
 import fs from 'node:fs'
+import path from 'node:path'
 import { parseConfig, setConfig } from '#app/lib/config.server.ts'
 import { applyMigrations } from '#db/migrator.ts'
 import { closeDb, initDb, openPglite } from '#db/orm.ts'
-import { TEMPLATE_PATH, TEST_TMP, testEnv } from './test-env.ts'
+import { TEST_TMP, testEnv } from './test-env.ts'
 
 /**
  * Runs once per `vitest run`: migrates an in-memory PGlite and saves it as a template tarball. Every test file
  * then loads that template into its own in-memory database (tests/setup/db.ts), so files are isolated and no
- * file pays for the migrations.
+ * file pays for the migrations. Each run has its own folder, so two runs at once never disturb each other.
  */
 export default async function globalSetup() {
-  fs.rmSync(TEST_TMP, { recursive: true, force: true })
   fs.mkdirSync(TEST_TMP, { recursive: true })
+  const runDir = fs.mkdtempSync(path.join(TEST_TMP, 'run-'))
+  const template = path.join(runDir, 'template.tar.gz')
+  process.env.GLOSSARY_TEST_TEMPLATE = template
   setConfig(parseConfig(testEnv()))
   const pglite = await openPglite()
   await initDb({ pglite })
   await applyMigrations()
   const dump = await pglite.dumpDataDir('gzip')
-  fs.writeFileSync(TEMPLATE_PATH, Buffer.from(await dump.arrayBuffer()))
+  fs.writeFileSync(template, Buffer.from(await dump.arrayBuffer()))
   await closeDb()
+  return () => fs.rmSync(runDir, { recursive: true, force: true })
 }

@@ -1,14 +1,22 @@
 import path from 'node:path'
 
-/** The environment every test process starts from: embedded database in a temp folder, quiet logs. */
+/** Scratch space of the test runs (git-ignored). Each `vitest run` works in its own `run-*` folder below it. */
 export const TEST_TMP = path.resolve('tests/.tmp')
-export const TEMPLATE_PATH = path.join(TEST_TMP, 'template.tar.gz')
 
+/** The migrated template of this run, made by global-setup.ts and handed to the workers by environment. */
+export function templatePath(): string {
+  const file = process.env.GLOSSARY_TEST_TEMPLATE
+  if (!file) throw new Error('GLOSSARY_TEST_TEMPLATE is not set: run the tests through vitest (global setup).')
+  return file
+}
+
+/** The environment every test process starts from: embedded database in a temp folder, quiet logs. */
 export function testEnv(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+  const runDir = process.env.GLOSSARY_TEST_TEMPLATE ? path.dirname(process.env.GLOSSARY_TEST_TEMPLATE) : TEST_TMP
   return {
     NODE_ENV: 'test',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    GLOSSARY_DATA_DIR: path.join(TEST_TMP, `data-${process.env.VITEST_POOL_ID ?? '0'}-${process.pid}`),
+    GLOSSARY_DATA_DIR: path.join(runDir, `data-${process.env.VITEST_POOL_ID ?? '0'}-${process.pid}`),
     GLOSSARY_ENCRYPTION_KEY: 'test-encryption-key-0123456789abcdef0123456789',
     PORT: '3000',
     ...extra,

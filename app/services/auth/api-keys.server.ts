@@ -1,6 +1,9 @@
 import crypto from 'node:crypto'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { Scope } from '#app/lib/auth-gate.server.ts'
+import type { Role, Scope } from '#app/lib/auth-gate.server.ts'
+import { AppError } from '#app/lib/errors.server.ts'
+import { recordAudit, type AuditActor, type ClientInfo } from '#app/services/audit/audit.server.ts'
+import { isUuid } from '#app/services/users/users.server.ts'
 import { em } from '#db/orm.ts'
 import { ApiKey } from '#db/entities/api-key.entity.ts'
 import { User } from '#db/entities/user.entity.ts'
@@ -73,4 +76,110 @@ export async function findActiveKey(parsed: ParsedKey): Promise<ApiKey | null> {
   await manager.nativeUpdate(ApiKey, { id: key.id }, { lastUsedAt: now })
   key.lastUsedAt = now
   return key
+}
+
+/** The scopes a key may hold for its owner's role: a viewer's keys never write (spec: viewer agents). */
+export function scopesForRole(role: Role): Scope[] {
+  return role === 'viewer' ? ['read', 'validate'] : ['read', 'write', 'validate']
+}
+
+/** `GET /keys` item: never the secret or its hash. */
+export interface ApiKeyListItem {
+  id: string
+  name: string
+  prefix: string
+  scopes: Scope[]
+  createdAt: string
+  lastUsedAt: string | null
+  revokedAt: string | null
+}
+
+function toListItem(key: ApiKey): ApiKeyListItem {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    scopes: key.scopes,
+    createdAt: key.createdAt.toISOString(),
+    lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
+    revokedAt: key.revokedAt?.toISOString() ?? null,
+  }
+}
+
+/** `GET /keys`: the keys the user issued, newest first, revoked ones included (their `revokedAt` is set). */
+export async function listUserKeys(userId: string): Promise<{ keys: ApiKeyListItem[] }> {
+  const keys = await em().find(ApiKey, { user: userId }, { orderBy: { createdAt: 'desc', id: 'asc' } })
+  return { keys: keys.map(toListItem) }
+}
+
+const keyTarget = (id: string) => ({ type: 'api_key', id })
+
+/**
+ * `POST /keys`: a signed-in user issues a personal key. A viewer may not ask for `write` (403): a key never
+ * exceeds its owner's role. The token is in the answer only.
+ */
+export async function createPersonalKey(options: {
+  user: { id: string; role: Role }
+  name: string
+  scopes: Scope[]
+  actor: AuditActor
+  client: ClientInfo
+}): Promise<{ key: { id: string; name: string; prefix: string; scopes: Scope[] }; token: string }> {
+  const allowed = scopesForRole(options.user.role)
+  const refused = options.scopes.filter((scope) => !allowed.includes(scope))
+  if (refused.length) {
+    throw new AppError('forbidden', `Your role does not allow keys with the scope(s): ${refused.join(', ')}.`)
+  }
+  return em().transactional(async (tx) => {
+    const { key, token } = await issueApiKey(
+      { userId: options.user.id, name: options.name, scopes: options.scopes },
+      tx,
+    )
+    await recordAudit(
+      {
+        action: 'key.issue',
+        actor: options.actor,
+        target: keyTarget(key.id),
+        client: options.client,
+        details: { ownerId: options.user.id, name: key.name, prefix: key.prefix, scopes: key.scopes },
+      },
+      tx,
+    )
+    return { key: { id: key.id, name: key.name, prefix: key.prefix, scopes: key.scopes }, token }
+  })
+}
+
+/**
+ * `DELETE /keys/{id}`: revokes one of the user's own keys. Another user's key, or an unknown id, is 404 (the
+ * same answer, so ids of other people's keys cannot be probed). Revoking a revoked key changes nothing.
+ */
+export async function revokeUserKey(options: {
+  userId: string
+  keyId: string
+  actor: AuditActor
+  client: ClientInfo
+}): Promise<void> {
+  if (!isUuid(options.keyId)) throw new AppError('not_found', 'No such key.')
+  await em().transactional(async (tx) => {
+    const key = await tx.findOne(ApiKey, { id: options.keyId, user: options.userId })
+    if (!key) throw new AppError('not_found', 'No such key.')
+    if (key.revokedAt) return
+    key.revokedAt = new Date()
+    await tx.flush()
+    await recordAudit(
+      {
+        action: 'key.revoke',
+        actor: options.actor,
+        target: keyTarget(key.id),
+        client: options.client,
+        details: { ownerId: options.userId, name: key.name, prefix: key.prefix },
+      },
+      tx,
+    )
+  })
+}
+
+/** Revokes every active key of a user; returns how many were active. */
+export async function revokeAllUserKeys(userId: string, manager: EntityManager): Promise<number> {
+  return manager.nativeUpdate(ApiKey, { user: userId, revokedAt: null }, { revokedAt: new Date() })
 }

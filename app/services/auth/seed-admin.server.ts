@@ -1,12 +1,16 @@
 import { getConfig } from '#app/lib/config.server.ts'
+import { recordAudit } from '#app/services/audit/audit.server.ts'
+import { findUserByEmail, userTarget } from '#app/services/users/users.server.ts'
 import { em } from '#db/orm.ts'
 import { User } from '#db/entities/user.entity.ts'
+import { lockSetup } from './locks.server.ts'
 import { hashPassword } from './password.server.ts'
 
 /**
  * `glossary seed-admin`: creates an administrator from GLOSSARY_ADMIN_EMAIL / GLOSSARY_ADMIN_PASSWORD. The
  * password never comes from argv. An existing account with that email is promoted to admin instead, with its
- * password left alone, so running the command twice is harmless.
+ * password left alone, so running the command twice is harmless. It takes the setup lock (so it and
+ * `POST /setup` never interleave) and writes an `admin.seed` audit record in the same transaction.
  */
 export async function seedAdmin(): Promise<{ created: boolean; email: string }> {
   const { email, password, name } = getConfig().admin
@@ -16,22 +20,34 @@ export async function seedAdmin(): Promise<{ created: boolean; email: string }> 
     )
   }
   const normalized = email.trim().toLowerCase()
-  const manager = em()
-  const existing = await manager.findOne(User, { email: normalized })
-  if (existing) {
-    if (existing.authType === 'agent')
+  const passwordHash = await hashPassword(password)
+  return em().transactional(async (tx) => {
+    await lockSetup(tx)
+    const existing = await findUserByEmail(normalized, {}, tx)
+    if (existing?.authType === 'agent') {
       throw new Error('That email belongs to an agent account, which cannot be admin.')
-    existing.role = 'admin'
-    await manager.flush()
-    return { created: false, email: normalized }
-  }
-  manager.create(User, {
-    email: normalized,
-    name: name ?? normalized,
-    role: 'admin',
-    authType: 'password',
-    passwordHash: await hashPassword(password),
+    }
+    const user =
+      existing ??
+      tx.create(User, {
+        email: normalized,
+        name: name ?? normalized,
+        role: 'admin',
+        authType: 'password',
+        passwordHash,
+      })
+    const previousRole = existing?.role ?? null
+    user.role = 'admin'
+    await tx.flush()
+    await recordAudit(
+      {
+        action: 'admin.seed',
+        actor: { userId: null, label: 'cli:seed-admin' },
+        target: userTarget(user.id),
+        details: { email: normalized, created: !existing, previousRole },
+      },
+      tx,
+    )
+    return { created: !existing, email: normalized }
   })
-  await manager.flush()
-  return { created: true, email: normalized }
 }

@@ -74,3 +74,8 @@ export async function findSession(token: string): Promise<Session | null> {
 export async function deleteSession(sessionId: string): Promise<void> {
   await em().nativeDelete(Session, { id: sessionId })
 }
+
+/** Moves a live session's expiry to 14 days from now (the cookie is set again with the same lifetime). */
+export async function renewSession(sessionId: string): Promise<void> {
+  await em().nativeUpdate(Session, { id: sessionId }, { expiresAt: new Date(Date.now() + SESSION_MS) })
+}

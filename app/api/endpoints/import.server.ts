@@ -1,0 +1,57 @@
+import { endpoint } from '#app/api/endpoint.server.ts'
+import {
+  IMPORT_MAX_BYTES,
+  ImportJobParamsSchema,
+  ImportJobSchema,
+  ImportReportSchema,
+  ImportSchema,
+} from '#app/schemas/import.ts'
+import {
+  getImportJob,
+  importResponse,
+  importTemplateCsv,
+  runImport,
+} from '#app/services/import/import.server.ts'
+
+/** Term import from CSV or JSON (docs/decisions/007-validation-and-import.md). */
+export const IMPORT_ENDPOINTS = [
+  endpoint({
+    method: 'POST',
+    path: '/import',
+    operationId: 'importTerms',
+    summary: 'Import terms from CSV or JSON (dry run or one-transaction real run)',
+    description:
+      'Rows are matched to terms by slug (given, or derived from the name; old slugs count): a match is updated, otherwise created. `dryRun: true` answers 200 with the per-row report (created / updated / unchanged / error with reasons) and writes nothing. A real run is ONE transaction (a single bad row applies nothing) and runs as a job: 202 with the job (poll GET /import/{jobId}), or 200 with the finished job when `wait: true`. At most 10,000 rows.',
+    tag: 'import',
+    access: { kind: 'scoped', scope: 'write', minRole: 'editor' },
+    body: ImportSchema,
+    maxBodyBytes: IMPORT_MAX_BYTES,
+    response: ImportReportSchema.or(ImportJobSchema),
+    errors: ['payload_too_large'],
+    handler: async ({ body, actor }) =>
+      importResponse(await runImport({ input: body, actorId: actor!.user.id })),
+  }),
+  endpoint({
+    method: 'GET',
+    path: '/import/template.csv',
+    operationId: 'getImportTemplate',
+    summary: 'The CSV import template (header and two example rows)',
+    description:
+      'Columns: slug, name, fullName, nameEn, nameKo, preferred, admitted, deprecated (notations, `;`-separated), domains, categories, tags (`;`-separated keys), status, definition, body, note. UTF-8; an empty cell clears the field, a missing column keeps it.',
+    tag: 'import',
+    access: { kind: 'scoped', scope: 'read' },
+    handler: async () => importTemplateCsv(),
+  }),
+  endpoint({
+    method: 'GET',
+    path: '/import/{jobId}',
+    operationId: 'getImportJob',
+    summary: 'Progress of an import job, and its per-row report once finished',
+    tag: 'import',
+    access: { kind: 'scoped', scope: 'write', minRole: 'editor' },
+    params: ImportJobParamsSchema,
+    response: ImportJobSchema,
+    errors: ['not_found'],
+    handler: async ({ params }) => getImportJob(params),
+  }),
+]

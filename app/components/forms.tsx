@@ -1,0 +1,80 @@
+import { useState } from 'react'
+import type { FormFailure } from '#app/lib/pages.server.ts'
+
+/** A labelled input with its error message, wired for screen readers. */
+export function Field(props: {
+  label: string
+  name: string
+  type?: string
+  defaultValue?: string
+  error?: string
+  required?: boolean
+  autoComplete?: string
+  minLength?: number
+}) {
+  const id = `field-${props.name}`
+  return (
+    <label htmlFor={id}>
+      {props.label}
+      <input
+        id={id}
+        name={props.name}
+        type={props.type ?? 'text'}
+        defaultValue={props.defaultValue}
+        required={props.required}
+        autoComplete={props.autoComplete}
+        minLength={props.minLength}
+        aria-invalid={props.error ? true : undefined}
+        aria-describedby={props.error ? `${id}-error` : undefined}
+      />
+      {props.error ? (
+        <span id={`${id}-error`} className="error">
+          {props.error}
+        </span>
+      ) : null}
+    </label>
+  )
+}
+
+/** The form-level message of a failed action, if any. */
+export function FormError({ result }: { result: unknown }) {
+  const failure = result as FormFailure | undefined
+  if (!failure || failure.ok !== false || !failure.formError) return null
+  return (
+    <p role="alert" className="error">
+      {failure.formError}
+    </p>
+  )
+}
+
+export function fieldError(result: unknown, name: string): string | undefined {
+  const failure = result as FormFailure | undefined
+  return failure && failure.ok === false ? failure.fieldErrors?.[name] : undefined
+}
+
+/** A secret shown once: selectable text (works without JavaScript) and a copy button (with JavaScript). */
+export function OneTimeToken(props: {
+  token: string
+  notice: string
+  copyLabel: string
+  copiedLabel: string
+}) {
+  const [copied, setCopied] = useState(false)
+  return (
+    <div className="notice" role="status">
+      <p>{props.notice}</p>
+      <code className="token" data-testid="one-time-token">
+        {props.token}
+      </code>{' '}
+      <button
+        type="button"
+        className="secondary"
+        onClick={() => {
+          void navigator.clipboard?.writeText(props.token).then(() => setCopied(true))
+        }}
+      >
+        {copied ? props.copiedLabel : props.copyLabel}
+      </button>
+    </div>
+  )
+}

@@ -1,0 +1,62 @@
+import type { MessageKey } from '#app/lib/i18n.ts'
+import { useT } from '#app/root.tsx'
+
+export interface FieldDiffView {
+  field: string
+  changed: boolean
+  before: unknown
+  after: unknown
+  changes?: { value: string; added: boolean; removed: boolean }[]
+}
+
+function show(value: unknown): string {
+  if (value === null || value === undefined || value === '') return '—'
+  if (Array.isArray(value))
+    return value.length ? value.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ') : '—'
+  return String(value)
+}
+
+/**
+ * The changed fields of a revision diff: scalars as before → after, lists item by item, definition and
+ * body line by line (removed lines struck through, added ones underlined, so the diff reads without colour).
+ */
+export function DiffView({ fields }: { fields: FieldDiffView[] }) {
+  const t = useT()
+  const changed = fields.filter((f) => f.changed)
+  if (changed.length === 0) return <p className="muted">{t('history.noChanges')}</p>
+  return (
+    <div className="diff" data-testid="diff">
+      {changed.map((f) => (
+        <section key={f.field} className="diff-field" data-field={f.field}>
+          <h3>{t(`term.${f.field}` as MessageKey)}</h3>
+          {f.changes ? (
+            <pre className="diff-lines">
+              {f.changes.map((c, i) =>
+                c.added ? (
+                  <ins key={i}>{lines(c.value, '+ ')}</ins>
+                ) : c.removed ? (
+                  <del key={i}>{lines(c.value, '- ')}</del>
+                ) : (
+                  <span key={i}>{lines(c.value, '  ')}</span>
+                ),
+              )}
+            </pre>
+          ) : (
+            <p>
+              <del>{show(f.before)}</del> → <ins>{show(f.after)}</ins>
+            </p>
+          )}
+        </section>
+      ))}
+    </div>
+  )
+}
+
+/** One line per list item or text line, with a +/- marker in front. */
+function lines(value: string, marker: string): string {
+  const text = value.endsWith('\n') ? value.slice(0, -1) : value
+  return `${text
+    .split('\n')
+    .map((line) => marker + line)
+    .join('\n')}\n`
+}

@@ -1,0 +1,48 @@
+import { useRouteLoaderData } from '@remix-run/react'
+import type { MessageKey } from '#app/lib/i18n.ts'
+import type { loader as rootLoader } from '#app/root.tsx'
+import { useT } from '#app/root.tsx'
+
+/** Small shared pieces of the glossary pages. */
+
+export type Lang = 'en' | 'ko'
+
+/** The language of the page. */
+export function useLang(): Lang {
+  return useRouteLoaderData<typeof rootLoader>('root')?.lang ?? 'en'
+}
+
+/** Fills `{name}` placeholders of a label. */
+export function fill(template: string, vars: Record<string, string | number>): string {
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in vars ? String(vars[name]) : whole))
+}
+
+/** A time as `YYYY-MM-DD HH:MM` (UTC), the same on server and browser. */
+export function formatDate(iso: string | null | undefined): string {
+  return iso ? `${new Date(iso).toISOString().slice(0, 16).replace('T', ' ')} UTC` : '—'
+}
+
+export const termHref = (slug: string) => `/terms/${encodeURIComponent(slug)}`
+
+/** The kind of use of a notation as a coloured badge. */
+export function KindBadge({ kind }: { kind: string }) {
+  const t = useT()
+  return <span className={`badge kind-${kind}`}>{t(`kind.${kind}` as MessageKey)}</span>
+}
+
+export function StatusBadge({ status }: { status: string }) {
+  const t = useT()
+  return <span className={`badge status-${status}`}>{t(`status.${status}` as MessageKey)}</span>
+}
+
+export interface ClassItem {
+  key: string
+  nameEn: string
+  nameKo: string
+}
+
+/** The name of a domain or category in the page language (its key when unknown). */
+export function className(items: readonly ClassItem[], key: string, lang: Lang): string {
+  const item = items.find((i) => i.key === key)
+  return item ? (lang === 'ko' ? item.nameKo : item.nameEn) : key
+}

@@ -1,0 +1,71 @@
+import {
+  redirect,
+  type ActionFunctionArgs,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+} from '@remix-run/node'
+import { Form, Link, useLoaderData } from '@remix-run/react'
+import { AppError } from '#app/lib/errors.server.ts'
+import { requireUser, requireUserAction } from '#app/lib/pages.server.ts'
+import { useOptionalUser, useT } from '#app/root.tsx'
+import { archiveMeeting, getMeeting } from '#app/services/meetings/meetings.server.ts'
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: `${data?.meeting.title ?? 'Meeting'} · Glossary` },
+]
+
+async function load(id: string) {
+  try {
+    return await getMeeting({ id })
+  } catch (error) {
+    if (error instanceof AppError && (error.code === 'not_found' || error.code === 'validation_failed')) {
+      throw new Response('Not found', { status: 404 })
+    }
+    throw error
+  }
+}
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  await requireUser(request)
+  return { meeting: await load(params.id!) }
+}
+
+/** Records are read-only; the one change is archiving, by an admin. */
+export async function action({ request, params }: ActionFunctionArgs) {
+  const actor = await requireUserAction(request, 'admin')
+  await load(params.id!)
+  await archiveMeeting({ id: params.id!, actorId: actor.user.id })
+  return redirect(`/meetings/${params.id}`)
+}
+
+export default function MeetingReader() {
+  const t = useT()
+  const user = useOptionalUser()
+  const { meeting } = useLoaderData<typeof loader>()
+  return (
+    <article>
+      <p>
+        <Link to="/meetings">{t('meetings.title')}</Link>
+      </p>
+      <h1>{meeting.title}</h1>
+      <p role="note" className="notice warning">
+        {t('meetings.notice')}
+      </p>
+      <p className="muted">
+        {t('meetings.date')}: {meeting.meetingDate.slice(0, 10)}
+        {meeting.team ? ` · ${t('meetings.team')}: ${meeting.team}` : ''}
+        {meeting.source ? ` · ${t('meetings.source')}: ${meeting.source}` : ''}
+        {meeting.status === 'archived' ? ` · ${t('meetings.archived')}` : ''}
+      </p>
+      {/* The original text exactly as recorded: plain text, never interpreted as Markdown or HTML. */}
+      <pre className="original">{meeting.content}</pre>
+      {user?.role === 'admin' && meeting.status === 'active' ? (
+        <Form method="post">
+          <button type="submit" className="danger">
+            {t('meetings.archive')}
+          </button>
+        </Form>
+      ) : null}
+    </article>
+  )
+}

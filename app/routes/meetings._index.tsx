@@ -1,0 +1,87 @@
+import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
+import { Form, Link, useLoaderData, useSearchParams } from '@remix-run/react'
+import { requireUser } from '#app/lib/pages.server.ts'
+import { useT } from '#app/root.tsx'
+import { ListMeetingsQuerySchema } from '#app/schemas/meetings.ts'
+import { listMeetings } from '#app/services/meetings/meetings.server.ts'
+
+export const meta: MetaFunction = () => [{ title: 'Meeting records · Glossary' }]
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  await requireUser(request)
+  const params = new URL(request.url).searchParams
+  const parsed = ListMeetingsQuerySchema.safeParse({
+    status: params.get('status') || undefined,
+    q: params.get('q') || undefined,
+    team: params.get('team') || undefined,
+    page: params.get('page') ?? undefined,
+  })
+  return listMeetings(parsed.success ? parsed.data : ListMeetingsQuerySchema.parse({}))
+}
+
+export default function MeetingsPage() {
+  const t = useT()
+  const { items, total, page, pageSize } = useLoaderData<typeof loader>()
+  const [params] = useSearchParams()
+  const archived = params.get('status') === 'archived'
+  const pages = Math.max(1, Math.ceil(total / pageSize))
+  const pageLink = (n: number) => {
+    const next = new URLSearchParams(params)
+    next.set('page', String(n))
+    return `?${next}`
+  }
+  return (
+    <section>
+      <h1>{t('meetings.title')}</h1>
+      <p className="notice warning">{t('meetings.notice')}</p>
+      <p>
+        {archived ? (
+          <Link to="?">{t('meetings.active')}</Link>
+        ) : (
+          <Link to="?status=archived">{t('meetings.archived')}</Link>
+        )}
+      </p>
+      <Form method="get" className="filters">
+        {archived ? <input type="hidden" name="status" value="archived" /> : null}
+        <label>
+          {t('common.search')}
+          <input name="q" defaultValue={params.get('q') ?? ''} />
+        </label>
+        <label>
+          {t('meetings.team')}
+          <input name="team" defaultValue={params.get('team') ?? ''} />
+        </label>
+        <button type="submit">{t('common.filter')}</button>
+      </Form>
+      {items.length === 0 ? <p className="muted">{t('meetings.none')}</p> : null}
+      <table>
+        <thead>
+          <tr>
+            <th>{t('meetings.date')}</th>
+            <th>{t('wiki.pageTitle')}</th>
+            <th>{t('meetings.team')}</th>
+            <th>{t('meetings.source')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {items.map((item) => (
+            <tr key={item.id}>
+              <td>{item.meetingDate.slice(0, 10)}</td>
+              <td>
+                <Link to={`/meetings/${item.id}`}>{item.title}</Link>
+                <div className="muted small">{item.excerpt}</div>
+              </td>
+              <td>{item.team ?? ''}</td>
+              <td>{item.source ?? ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p className="muted">
+        {t('common.total')}: {total} · {t('common.page')} {page}/{pages}{' '}
+        {page > 1 ? <Link to={pageLink(page - 1)}>{t('common.previous')}</Link> : null}{' '}
+        {page < pages ? <Link to={pageLink(page + 1)}>{t('common.next')}</Link> : null}
+      </p>
+    </section>
+  )
+}

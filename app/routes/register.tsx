@@ -1,0 +1,80 @@
+import {
+  redirect,
+  type ActionFunctionArgs,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+} from '@remix-run/node'
+import { Form, Link, useActionData, useLoaderData } from '@remix-run/react'
+import { Field, fieldError, FormError } from '#app/components/forms.tsx'
+import {
+  clientOfPage,
+  formAction,
+  getSessionActor,
+  isHttpsPage,
+  parseForm,
+  requireSameOrigin,
+} from '#app/lib/pages.server.ts'
+import { useT } from '#app/root.tsx'
+import { SignUpSchema } from '#app/schemas/identity.ts'
+import { registerUser } from '#app/services/auth/accounts.server.ts'
+import { sessionCookie } from '#app/services/auth/sessions.server.ts'
+import { getPasswordLoginEnabled } from '#app/services/settings/settings.server.ts'
+import { isSetupDone } from '#app/services/users/setup-state.server.ts'
+
+export const meta: MetaFunction = () => [{ title: 'Create an account · Glossary' }]
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  if (!(await isSetupDone())) throw redirect('/setup')
+  if (await getSessionActor(request)) throw redirect('/')
+  return { passwordLoginEnabled: await getPasswordLoginEnabled() }
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  requireSameOrigin(request, false)
+  const parsed = parseForm(SignUpSchema, Object.fromEntries(await request.formData()))
+  if (!parsed.ok) return parsed
+  return formAction(async () => {
+    const { token } = await registerUser({ ...parsed.data, client: clientOfPage(request, context) })
+    return redirect('/', {
+      headers: { 'Set-Cookie': sessionCookie(token, { secure: isHttpsPage(context) }) },
+    })
+  })
+}
+
+export default function RegisterPage() {
+  const t = useT()
+  const { passwordLoginEnabled } = useLoaderData<typeof loader>()
+  const result = useActionData<typeof action>()
+  if (!passwordLoginEnabled) return <p className="notice">{t('login.disabled')}</p>
+  return (
+    <section>
+      <h1>{t('register.title')}</h1>
+      <p>{t('register.intro')}</p>
+      <Form method="post" className="stack">
+        <FormError result={result} />
+        <Field
+          label={t('field.email')}
+          name="email"
+          type="email"
+          required
+          autoComplete="username"
+          error={fieldError(result, 'email')}
+        />
+        <Field label={t('field.name')} name="name" autoComplete="name" error={fieldError(result, 'name')} />
+        <Field
+          label={t('field.password')}
+          name="password"
+          type="password"
+          required
+          minLength={8}
+          autoComplete="new-password"
+          error={fieldError(result, 'password')}
+        />
+        <button type="submit">{t('register.submit')}</button>
+        <p>
+          {t('register.haveAccount')} <Link to="/login">{t('nav.login')}</Link>
+        </p>
+      </Form>
+    </section>
+  )
+}

@@ -1,0 +1,102 @@
+import {
+  redirect,
+  type ActionFunctionArgs,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+} from '@remix-run/node'
+import { Form, Link, useActionData, useLoaderData } from '@remix-run/react'
+import { FormError, fieldError } from '#app/components/forms.tsx'
+import type { MessageKey } from '#app/lib/i18n.ts'
+import { AppError } from '#app/lib/errors.server.ts'
+import { formAction, parseForm, requireUser, requireUserAction } from '#app/lib/pages.server.ts'
+import { useT } from '#app/root.tsx'
+import { PatchRelationSchema, RELATION_TYPE_VALUES } from '#app/schemas/relations.ts'
+import { getRelation } from '#app/services/relations/read.server.ts'
+import { patchRelation } from '#app/services/relations/write.server.ts'
+
+export const meta: MetaFunction = () => [{ title: 'Edit relation · Glossary' }]
+
+async function load(id: string) {
+  try {
+    return await getRelation({ id })
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'not_found')
+      throw new Response('Not found', { status: 404 })
+    throw error
+  }
+}
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  await requireUser(request, 'editor')
+  return { relation: await load(params.id!) }
+}
+
+/**
+ * Edit returns the relation to `proposed` with a new type, evidence and revisions (the terms stay fixed).
+ * "Record the current revisions" is how a reviewer resolves a revision conflict before approving.
+ */
+export async function action({ request, params }: ActionFunctionArgs) {
+  const actor = await requireUserAction(request, 'editor')
+  const form = await request.formData()
+  const current = await load(params.id!)
+  const useCurrent = form.get('useCurrent') === 'on'
+  const parsed = parseForm(PatchRelationSchema, {
+    action: 'edit',
+    version: form.get('version'),
+    relationType: form.get('relationType'),
+    evidenceMd: form.get('evidenceMd') ?? '',
+    sourceRevision: useCurrent ? current.source.revision : current.sourceRevision,
+    targetRevision: useCurrent ? current.target.revision : current.targetRevision,
+  })
+  if (!parsed.ok) return parsed
+  return formAction(async () => {
+    await patchRelation({
+      id: params.id!,
+      input: parsed.data,
+      actor: { id: actor.user.id, role: actor.user.role },
+    })
+    return redirect('/relations?status=proposed')
+  })
+}
+
+export default function EditRelationPage() {
+  const t = useT()
+  const { relation } = useLoaderData<typeof loader>()
+  const result = useActionData<typeof action>()
+  return (
+    <section>
+      <h1>
+        {t('relations.edit')}: {relation.source.name} —{t(`type.${relation.relationType}` as MessageKey)}→{' '}
+        {relation.target.name}
+      </h1>
+      <Form method="post" className="stack wide">
+        <FormError result={result} />
+        <input type="hidden" name="version" value={relation.version} />
+        <label>
+          {t('relations.type')}
+          <select name="relationType" defaultValue={relation.relationType}>
+            {RELATION_TYPE_VALUES.map((type) => (
+              <option key={type} value={type}>
+                {t(`type.${type}` as MessageKey)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          {t('relations.evidence')}
+          <textarea name="evidenceMd" rows={6} defaultValue={relation.evidenceMd} required maxLength={4000} />
+          {fieldError(result, 'evidenceMd') ? (
+            <span className="error">{fieldError(result, 'evidenceMd')}</span>
+          ) : null}
+        </label>
+        <label className="inline-check">
+          <input type="checkbox" name="useCurrent" defaultChecked /> {t('relations.useCurrent')} (r
+          {relation.sourceRevision}→r
+          {relation.source.revision}, r{relation.targetRevision}→r{relation.target.revision})
+        </label>
+        <button type="submit">{t('common.save')}</button>
+        <Link to="/relations">{t('common.cancel')}</Link>
+      </Form>
+    </section>
+  )
+}

@@ -1,0 +1,109 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
+import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
+import { RelationItem } from '#app/components/content/relation-item.tsx'
+import type { MessageKey } from '#app/lib/i18n.ts'
+import { requireUser, requireUserAction } from '#app/lib/pages.server.ts'
+import { handleRelationReview } from '#app/lib/relation-actions.server.ts'
+import { useOptionalUser, useT } from '#app/root.tsx'
+import {
+  ListRelationsQuerySchema,
+  RELATION_LIMITS,
+  RELATION_STATUS_VALUES,
+  RELATION_TYPE_VALUES,
+} from '#app/schemas/relations.ts'
+import { listRelations } from '#app/services/relations/read.server.ts'
+
+export const meta: MetaFunction = () => [{ title: 'Relations · Glossary' }]
+
+/** The review queue: proposed relations by default; any status, type or only stale ones on request. */
+export async function loader({ request }: LoaderFunctionArgs) {
+  await requireUser(request)
+  const params = Object.fromEntries(new URL(request.url).searchParams)
+  const status = params.status === 'all' ? undefined : (params.status ?? 'proposed')
+  const parsed = ListRelationsQuerySchema.safeParse({ ...params, status, stale: params.stale || undefined })
+  const query = parsed.success ? parsed.data : ListRelationsQuerySchema.parse({ status: 'proposed' })
+  return { ...(await listRelations(query)), pageSize: RELATION_LIMITS.pageSize }
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const actor = await requireUserAction(request, 'editor')
+  return handleRelationReview(actor, await request.formData())
+}
+
+export default function RelationsPage() {
+  const t = useT()
+  const user = useOptionalUser()
+  const { items, total, page, pageSize } = useLoaderData<typeof loader>()
+  const result = useActionData<typeof action>()
+  const busy = useNavigation().state !== 'idle'
+  const [params] = useSearchParams()
+  const canReview = user?.role === 'editor' || user?.role === 'admin'
+  const pages = Math.max(1, Math.ceil(total / pageSize))
+  const pageLink = (n: number) => {
+    const next = new URLSearchParams(params)
+    next.set('page', String(n))
+    return `?${next}`
+  }
+  return (
+    <section>
+      <h1>{t('relations.queue')}</h1>
+      <p className="muted">
+        {t('relations.official')} <Link to="/relations/new">{t('relations.propose')}</Link>
+      </p>
+      <Form method="get" className="filters">
+        <label>
+          {t('relations.status')}
+          <select name="status" defaultValue={params.get('status') ?? 'proposed'}>
+            {RELATION_STATUS_VALUES.map((status) => (
+              <option key={status} value={status}>
+                {t(`status.${status}` as MessageKey)}
+              </option>
+            ))}
+            <option value="all">{t('common.all')}</option>
+          </select>
+        </label>
+        <label>
+          {t('relations.type')}
+          <select name="type" defaultValue={params.get('type') ?? ''}>
+            <option value="">{t('common.all')}</option>
+            {RELATION_TYPE_VALUES.map((type) => (
+              <option key={type} value={type}>
+                {t(`type.${type}` as MessageKey)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="inline-check">
+          <input type="checkbox" name="stale" value="true" defaultChecked={params.get('stale') === 'true'} />{' '}
+          {t('relations.staleOnly')}
+        </label>
+        <button type="submit">{t('common.filter')}</button>
+      </Form>
+      {items.length === 0 ? <p className="muted">{t('relations.none')}</p> : null}
+      {items.map((relation) => (
+        <div key={relation.id}>
+          {result && result.ok === false && result.id === relation.id ? (
+            <p role="alert" className="error">
+              {result.code === 'revision_conflict'
+                ? t('relations.conflictRevision')
+                : result.code === 'operation_conflict'
+                  ? t('relations.conflictVersion')
+                  : result.message}
+            </p>
+          ) : null}
+          <RelationItem relation={relation} canReview={canReview} busy={busy} />
+        </div>
+      ))}
+      {result && result.ok === false && !items.some((r) => r.id === result.id) ? (
+        <p role="alert" className="error">
+          {result.code === 'operation_conflict' ? t('relations.conflictVersion') : result.message}
+        </p>
+      ) : null}
+      <p className="muted">
+        {t('common.total')}: {total} · {t('common.page')} {page}/{pages}{' '}
+        {page > 1 ? <Link to={pageLink(page - 1)}>{t('common.previous')}</Link> : null}{' '}
+        {page < pages ? <Link to={pageLink(page + 1)}>{t('common.next')}</Link> : null}
+      </p>
+    </section>
+  )
+}

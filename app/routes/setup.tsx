@@ -1,0 +1,66 @@
+import {
+  redirect,
+  type ActionFunctionArgs,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+} from '@remix-run/node'
+import { Form, useActionData } from '@remix-run/react'
+import { Field, fieldError, FormError } from '#app/components/forms.tsx'
+import { clientOfPage, formAction, isHttpsPage, parseForm, requireSameOrigin } from '#app/lib/pages.server.ts'
+import { useT } from '#app/root.tsx'
+import { SignUpSchema } from '#app/schemas/identity.ts'
+import { setupFirstAdmin } from '#app/services/auth/accounts.server.ts'
+import { sessionCookie } from '#app/services/auth/sessions.server.ts'
+import { isSetupDone } from '#app/services/users/setup-state.server.ts'
+
+export const meta: MetaFunction = () => [{ title: 'Setup · Glossary' }]
+
+export async function loader(_: LoaderFunctionArgs) {
+  if (await isSetupDone()) throw redirect('/login')
+  return null
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  requireSameOrigin(request, false)
+  const parsed = parseForm(SignUpSchema, Object.fromEntries(await request.formData()))
+  if (!parsed.ok) return parsed
+  return formAction(async () => {
+    const { token } = await setupFirstAdmin({ ...parsed.data, client: clientOfPage(request, context) })
+    return redirect('/', {
+      headers: { 'Set-Cookie': sessionCookie(token, { secure: isHttpsPage(context) }) },
+    })
+  })
+}
+
+export default function SetupPage() {
+  const t = useT()
+  const result = useActionData<typeof action>()
+  return (
+    <section>
+      <h1>{t('setup.title')}</h1>
+      <p>{t('setup.intro')}</p>
+      <Form method="post" className="stack">
+        <FormError result={result} />
+        <Field
+          label={t('field.email')}
+          name="email"
+          type="email"
+          required
+          autoComplete="username"
+          error={fieldError(result, 'email')}
+        />
+        <Field label={t('field.name')} name="name" autoComplete="name" error={fieldError(result, 'name')} />
+        <Field
+          label={t('field.password')}
+          name="password"
+          type="password"
+          required
+          minLength={8}
+          autoComplete="new-password"
+          error={fieldError(result, 'password')}
+        />
+        <button type="submit">{t('setup.submit')}</button>
+      </Form>
+    </section>
+  )
+}

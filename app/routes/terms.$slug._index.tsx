@@ -1,0 +1,326 @@
+import {
+  redirect,
+  type ActionFunctionArgs,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+} from '@remix-run/node'
+import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
+import { TermLinks } from '#app/components/content/term-links.tsx'
+import { FormError } from '#app/components/forms.tsx'
+import { loadTermOr404 } from '#app/components/terms/loaders.server.ts'
+import {
+  className,
+  fill,
+  formatDate,
+  KindBadge,
+  StatusBadge,
+  termHref,
+  useLang,
+} from '#app/components/terms/ui.tsx'
+import type { MessageKey } from '#app/lib/i18n.ts'
+import { formAction, parseForm, requireUser, requireUserAction } from '#app/lib/pages.server.ts'
+import { loadTermLinks } from '#app/lib/term-links.server.ts'
+import { useOptionalUser, useT } from '#app/root.tsx'
+import { MergeTermSchema } from '#app/schemas/terms.ts'
+import { renderMarkdown } from '#app/services/markdown/render.server.ts'
+import { listClassification } from '#app/services/terms/classification.server.ts'
+import { listRevisions } from '#app/services/terms/read.server.ts'
+import { deleteTerm, mergeTerm } from '#app/services/terms/write.server.ts'
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: `${data?.term.name ?? 'Term'} · Glossary` },
+]
+
+const RECENT_REVISIONS = 5
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  await requireUser(request)
+  const term = await loadTermOr404(params.slug!)
+  // An old address (or the UUID) leads to the current one.
+  if (term.slug !== params.slug) {
+    const url = new URL(request.url)
+    throw redirect(`${termHref(term.slug)}${url.search}`)
+  }
+  const [revisions, links, domains, categories] = await Promise.all([
+    listRevisions({ idOrSlug: term.id }),
+    loadTermLinks(term.id),
+    listClassification({ kind: 'domain' }),
+    listClassification({ kind: 'category' }),
+  ])
+  return {
+    term,
+    bodyHtml: term.body ? renderMarkdown(term.body) : '',
+    revisions: revisions.items.slice(0, RECENT_REVISIONS),
+    revisionCount: revisions.total,
+    links,
+    domains: domains.items,
+    categories: categories.items,
+  }
+}
+
+export async function action({ request, params }: ActionFunctionArgs) {
+  const form = await request.formData()
+  const intent = String(form.get('intent'))
+  if (intent === 'delete') {
+    const actor = await requireUserAction(request, 'admin')
+    return formAction(async () => {
+      await deleteTerm({ idOrSlug: params.slug!, actorId: actor.user.id })
+      return redirect(`/terms?deleted=${encodeURIComponent(params.slug!)}`)
+    })
+  }
+  if (intent === 'merge') {
+    const actor = await requireUserAction(request, 'editor')
+    const parsed = parseForm(MergeTermSchema, {
+      into: String(form.get('into') ?? '').trim(),
+      note: form.get('note') ?? '',
+    })
+    if (!parsed.ok) return { ...parsed, intent }
+    return formAction(async () => {
+      const result = await mergeTerm({ idOrSlug: params.slug!, input: parsed.data, actorId: actor.user.id })
+      return redirect(`${termHref(result.into.slug)}?merged=${encodeURIComponent(result.merged.slug)}`)
+    })
+  }
+  await requireUserAction(request)
+  return { ok: false as const, formError: 'Unknown action.' }
+}
+
+export default function TermPage() {
+  const t = useT()
+  const lang = useLang()
+  const user = useOptionalUser()
+  const data = useLoaderData<typeof loader>()
+  const result = useActionData<typeof action>()
+  const [params] = useSearchParams()
+  const busy = useNavigation().state !== 'idle'
+  const { term } = data
+  const canEdit = (user?.role === 'editor' || user?.role === 'admin') && term.status !== 'merged'
+  const saved = params.get('saved')
+  const merged = params.get('merged')
+  const names: [MessageKey, string | null][] = [
+    ['term.fullName', term.fullName],
+    ['term.nameEn', term.nameEn],
+    ['term.nameKo', term.nameKo],
+  ]
+
+  return (
+    <article className="term">
+      <p className="muted">
+        <Link to="/terms">← {t('terms.title')}</Link>
+      </p>
+      {saved ? (
+        <p role="status" className="notice">
+          {fill(t('term.saved'), { revision: saved })}
+        </p>
+      ) : null}
+      {params.get('unchanged') ? (
+        <p role="status" className="notice">
+          {fill(t('term.unchanged'), { revision: params.get('unchanged')! })}
+        </p>
+      ) : null}
+      {merged ? (
+        <p role="status" className="notice">
+          {fill(t('term.mergedNotice'), { slug: merged })}
+        </p>
+      ) : null}
+      <div className="title-row">
+        <h1>{term.name}</h1>
+        <StatusBadge status={term.status} />
+        {canEdit ? (
+          <Link to={`${termHref(term.slug)}/edit`} className="button">
+            {t('term.edit')}
+          </Link>
+        ) : null}
+      </div>
+      {term.mergedInto ? (
+        <p className="notice">
+          {t('term.mergedInto')} <Link to={termHref(term.mergedInto.slug)}>{term.mergedInto.name}</Link>
+        </p>
+      ) : null}
+
+      <dl className="fields">
+        {names.map(([label, value]) => (
+          <div key={label}>
+            <dt>{t(label)}</dt>
+            <dd>{value || <span className="muted">—</span>}</dd>
+          </div>
+        ))}
+        <div>
+          <dt>{t('term.slug')}</dt>
+          <dd>
+            <code>{term.slug}</code>
+            {term.oldSlugs.length ? (
+              <span className="muted small">
+                {' '}
+                ({t('term.oldSlugs')}: {term.oldSlugs.join(', ')})
+              </span>
+            ) : null}
+          </dd>
+        </div>
+        <div>
+          <dt>{t('term.domains')}</dt>
+          <dd>
+            {term.domains.map((d) => className(data.domains, d, lang)).join(', ') || (
+              <span className="muted">—</span>
+            )}
+          </dd>
+        </div>
+        <div>
+          <dt>{t('term.categories')}</dt>
+          <dd>
+            {term.categories.map((c) => className(data.categories, c, lang)).join(', ') || (
+              <span className="muted">—</span>
+            )}
+          </dd>
+        </div>
+        <div>
+          <dt>{t('term.tags')}</dt>
+          <dd>
+            {term.tags.length ? (
+              term.tags.map((tag) => (
+                <Link key={tag} to={`/terms?tag=${encodeURIComponent(tag)}`} className="tag">
+                  {tag}
+                </Link>
+              ))
+            ) : (
+              <span className="muted">—</span>
+            )}
+          </dd>
+        </div>
+        <div>
+          <dt>{t('term.created')}</dt>
+          <dd>{formatDate(term.createdAt)}</dd>
+        </div>
+        <div>
+          <dt>{t('term.updated')}</dt>
+          <dd>
+            {formatDate(term.updatedAt)}
+            {term.updatedBy ? ` · ${term.updatedBy.name}` : ''} ·{' '}
+            {fill(t('term.revisionN'), { revision: term.revision })}
+          </dd>
+        </div>
+      </dl>
+
+      <h2>{t('term.definition')}</h2>
+      {term.definition ? (
+        <p className="definition">{term.definition}</p>
+      ) : (
+        <p className="muted">{t('term.noDefinition')}</p>
+      )}
+
+      <h2>{t('term.notations')}</h2>
+      {term.notations.length ? (
+        <table className="notations-table">
+          <thead>
+            <tr>
+              <th>{t('term.notation')}</th>
+              <th>{t('term.kind')}</th>
+              <th>{t('term.lang')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {term.notations.map((n) => (
+              <tr key={n.text} data-notation={n.text}>
+                <td>{n.kind === 'deprecated' ? <s>{n.text}</s> : n.text}</td>
+                <td>
+                  <KindBadge kind={n.kind} />
+                </td>
+                <td>{n.lang ?? '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : (
+        <p className="muted">{t('term.noNotations')}</p>
+      )}
+
+      {data.bodyHtml ? (
+        <>
+          <h2>{t('term.body')}</h2>
+          {/* Sanitized by the Markdown service (renderMarkdown). */}
+          <div className="markdown" dangerouslySetInnerHTML={{ __html: data.bodyHtml }} />
+        </>
+      ) : null}
+
+      <TermLinks
+        termId={data.term.id}
+        relations={data.links.relations}
+        proposedCount={data.links.proposedCount}
+        wikiPages={data.links.wikiPages}
+      />
+
+      <h2>{t('term.history')}</h2>
+      <table>
+        <thead>
+          <tr>
+            <th>{t('history.revision')}</th>
+            <th>{t('history.author')}</th>
+            <th>{t('history.time')}</th>
+            <th>{t('history.note')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {data.revisions.map((r) => (
+            <tr key={r.revision}>
+              <td>{r.revision}</td>
+              <td>{r.author?.name ?? '—'}</td>
+              <td className="small">{formatDate(r.createdAt)}</td>
+              <td>
+                {r.note}
+                {r.revision > 1 ? (
+                  <>
+                    {' '}
+                    <Link
+                      to={`${termHref(term.slug)}/history?from=${r.revision - 1}&to=${r.revision}`}
+                      className="small"
+                    >
+                      {t('history.changes')}
+                    </Link>
+                  </>
+                ) : null}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p>
+        <Link to={`${termHref(term.slug)}/history`}>
+          {fill(t('term.allRevisions'), { total: data.revisionCount })}
+        </Link>
+      </p>
+
+      {canEdit ? (
+        <details className="danger-zone">
+          <summary>{t('term.more')}</summary>
+          <Form method="post" className="stack">
+            <input type="hidden" name="intent" value="merge" />
+            <h3>{t('term.merge')}</h3>
+            <p className="muted small">{t('term.mergeIntro')}</p>
+            {result && 'intent' in result && result.intent === 'merge' ? <FormError result={result} /> : null}
+            <label>
+              {t('term.mergeInto')}
+              <input name="into" required placeholder="slug" />
+            </label>
+            <label>
+              {t('term.note')}
+              <input name="note" maxLength={500} />
+            </label>
+            <button type="submit" className="secondary" disabled={busy}>
+              {t('term.mergeSubmit')}
+            </button>
+          </Form>
+          {user?.role === 'admin' ? (
+            <Form method="post" className="stack">
+              <input type="hidden" name="intent" value="delete" />
+              <h3>{t('term.delete')}</h3>
+              <p className="muted small">{t('term.deleteIntro')}</p>
+              <button type="submit" className="danger" disabled={busy}>
+                {t('term.deleteSubmit')}
+              </button>
+            </Form>
+          ) : null}
+        </details>
+      ) : null}
+      {result && !('intent' in result) ? <FormError result={result} /> : null}
+    </article>
+  )
+}

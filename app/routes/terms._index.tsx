@@ -1,0 +1,197 @@
+import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
+import { Form, Link, useLoaderData, useNavigation, useSearchParams, useSubmit } from '@remix-run/react'
+import { useEffect, useRef } from 'react'
+import {
+  className,
+  fill,
+  formatDate,
+  KindBadge,
+  StatusBadge,
+  termHref,
+  useLang,
+} from '#app/components/terms/ui.tsx'
+import type { MessageKey } from '#app/lib/i18n.ts'
+import { requireUser } from '#app/lib/pages.server.ts'
+import { useOptionalUser, useT } from '#app/root.tsx'
+import { ListTermsQuerySchema, TERM_STATUS_VALUES } from '#app/schemas/terms.ts'
+import { listClassification } from '#app/services/terms/classification.server.ts'
+import { listTerms } from '#app/services/terms/read.server.ts'
+
+export const meta: MetaFunction = () => [{ title: 'Terms · Glossary' }]
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  await requireUser(request)
+  const url = new URL(request.url)
+  const raw: Record<string, string | string[]> = {}
+  for (const key of new Set(url.searchParams.keys())) {
+    const all = url.searchParams.getAll(key).filter((v) => v !== '')
+    if (all.length) raw[key] = all.length === 1 ? all[0]! : all
+  }
+  const query = ListTermsQuerySchema.safeParse(raw)
+  const [list, domains, categories] = await Promise.all([
+    listTerms(query.success ? query.data : ListTermsQuerySchema.parse({})),
+    listClassification({ kind: 'domain' }),
+    listClassification({ kind: 'category' }),
+  ])
+  return { ...list, domains: domains.items, categories: categories.items, statuses: TERM_STATUS_VALUES }
+}
+
+const SEARCH_DELAY_MS = 250
+
+export default function TermsPage() {
+  const t = useT()
+  const lang = useLang()
+  const user = useOptionalUser()
+  const { items, total, page, pageSize, domains, categories, statuses } = useLoaderData<typeof loader>()
+  const [params] = useSearchParams()
+  const submit = useSubmit()
+  const navigation = useNavigation()
+  const timer = useRef<ReturnType<typeof setTimeout>>()
+  useEffect(() => () => clearTimeout(timer.current), [])
+  const searching = navigation.state === 'loading' && navigation.location?.pathname === '/terms'
+  const pages = Math.max(1, Math.ceil(total / pageSize))
+  const pageLink = (n: number) => {
+    const next = new URLSearchParams(params)
+    next.set('page', String(n))
+    return `?${next}`
+  }
+  const canEdit = user?.role === 'editor' || user?.role === 'admin'
+  const deleted = params.get('deleted')
+
+  return (
+    <section>
+      <div className="title-row">
+        <h1>{t('terms.title')}</h1>
+        {canEdit ? (
+          <Link to="/terms/new" className="button">
+            {t('terms.new')}
+          </Link>
+        ) : null}
+      </div>
+      {deleted ? (
+        <p role="status" className="notice">
+          {fill(t('terms.deleted'), { slug: deleted })}
+        </p>
+      ) : null}
+      <Form
+        method="get"
+        className="filters"
+        role="search"
+        onChange={(event) => {
+          // Search as you type: selects apply at once, the text box after a short pause.
+          const form = event.currentTarget
+          const isText = (event.target as HTMLElement).getAttribute('name') === 'q'
+          clearTimeout(timer.current)
+          timer.current = setTimeout(
+            () => submit(form, { replace: true, preventScrollReset: true }),
+            isText ? SEARCH_DELAY_MS : 0,
+          )
+        }}
+      >
+        <label>
+          {t('common.search')}
+          <input
+            type="search"
+            name="q"
+            defaultValue={params.get('q') ?? ''}
+            placeholder={t('terms.searchHint')}
+            autoComplete="off"
+            aria-describedby="terms-count"
+          />
+        </label>
+        <label>
+          {t('term.status')}
+          <select name="status" defaultValue={params.get('status') ?? ''}>
+            <option value="">{t('terms.statusLive')}</option>
+            {statuses.map((s) => (
+              <option key={s} value={s}>
+                {t(`status.${s}` as MessageKey)}
+              </option>
+            ))}
+          </select>
+        </label>
+        {domains.length ? (
+          <label>
+            {t('term.domain')}
+            <select name="domain" defaultValue={params.get('domain') ?? ''}>
+              <option value="">{t('common.all')}</option>
+              {domains.map((d) => (
+                <option key={d.key} value={d.key}>
+                  {className(domains, d.key, lang)}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : null}
+        {categories.length ? (
+          <label>
+            {t('term.category')}
+            <select name="category" defaultValue={params.get('category') ?? ''}>
+              <option value="">{t('common.all')}</option>
+              {categories.map((c) => (
+                <option key={c.key} value={c.key}>
+                  {className(categories, c.key, lang)}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : null}
+        <label>
+          {t('term.tag')}
+          <input name="tag" defaultValue={params.get('tag') ?? ''} size={10} />
+        </label>
+        <button type="submit">{t('common.search')}</button>
+      </Form>
+
+      <p id="terms-count" className="muted" aria-live="polite">
+        {searching ? t('terms.searching') : fill(t('terms.count'), { total })}
+      </p>
+      {items.length === 0 ? (
+        <p className="muted">{t('terms.none')}</p>
+      ) : (
+        <table className="terms-table">
+          <thead>
+            <tr>
+              <th>{t('term.name')}</th>
+              <th>{t('terms.otherNames')}</th>
+              <th>{t('term.notations')}</th>
+              <th>{t('term.status')}</th>
+              <th>{t('term.domains')}</th>
+              <th>{t('term.updated')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((term) => (
+              <tr key={term.id} data-term-slug={term.slug}>
+                <td>
+                  <Link to={termHref(term.slug)}>{term.name}</Link>
+                  {term.definition ? <div className="muted small clamp">{term.definition}</div> : null}
+                </td>
+                <td>
+                  {[term.nameKo, term.nameEn, term.fullName].filter((n) => n && n !== term.name).join(' · ')}
+                </td>
+                <td>
+                  {term.notations.map((n) => (
+                    <span key={n.text} className="notation">
+                      {n.text} <KindBadge kind={n.kind} />
+                    </span>
+                  ))}
+                </td>
+                <td>
+                  <StatusBadge status={term.status} />
+                </td>
+                <td>{term.domains.map((d) => className(domains, d, lang)).join(', ')}</td>
+                <td className="small">{formatDate(term.updatedAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <p className="muted">
+        {t('common.page')} {page}/{pages}{' '}
+        {page > 1 ? <Link to={pageLink(page - 1)}>{t('common.previous')}</Link> : null}{' '}
+        {page < pages ? <Link to={pageLink(page + 1)}>{t('common.next')}</Link> : null}
+      </p>
+    </section>
+  )
+}

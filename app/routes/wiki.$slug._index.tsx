@@ -1,0 +1,65 @@
+import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
+import { Link, useLoaderData } from '@remix-run/react'
+import type { MessageKey } from '#app/lib/i18n.ts'
+import { AppError } from '#app/lib/errors.server.ts'
+import { requireUser } from '#app/lib/pages.server.ts'
+import { useOptionalUser, useT } from '#app/root.tsx'
+import { getWikiPage } from '#app/services/wiki/read.server.ts'
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: `${data?.page.title ?? 'Wiki'} · Glossary` },
+]
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  await requireUser(request)
+  try {
+    return { page: await getWikiPage({ slug: params.slug! }) }
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'not_found')
+      throw new Response('Not found', { status: 404 })
+    throw error
+  }
+}
+
+export default function WikiPageView() {
+  const t = useT()
+  const user = useOptionalUser()
+  const { page } = useLoaderData<typeof loader>()
+  return (
+    <article>
+      <h1>{page.title}</h1>
+      <p className="muted">
+        <span className={`badge status-${page.status}`}>{t(`wiki.status.${page.status}` as MessageKey)}</span>{' '}
+        · {t('wiki.revision')} {page.revision}
+        {page.updatedBy ? ` · ${page.updatedBy.name}` : ''} · {page.updatedAt.slice(0, 10)} ·{' '}
+        <Link to={`/wiki/${page.slug}/history`}>{t('wiki.history')}</Link>
+        {user && user.role !== 'viewer' ? (
+          <>
+            {' '}
+            · <Link to={`/wiki/${page.slug}/edit`}>{t('wiki.edit')}</Link>
+          </>
+        ) : null}
+      </p>
+      {page.status === 'draft' ? <p className="notice warning">{t('wiki.draftNotice')}</p> : null}
+      {page.status === 'archived' ? <p className="notice">{t('wiki.archivedNotice')}</p> : null}
+      {page.summary ? <p className="lead">{page.summary}</p> : null}
+      {page.sourceUrl ? (
+        <p className="muted small">
+          <a href={page.sourceUrl} rel="noopener noreferrer nofollow">
+            {page.sourceUrl}
+          </a>
+        </p>
+      ) : null}
+      {/* Rendered by the service: markdown-it with raw HTML off, then sanitize-html with an allow-list. */}
+      <div className="markdown" dangerouslySetInnerHTML={{ __html: page.html }} />
+      <h2>{t('wiki.linkedTerms')}</h2>
+      <ul>
+        {page.terms.map((term) => (
+          <li key={term.id}>
+            <Link to={`/terms/${term.slug}`}>{term.name}</Link>
+          </li>
+        ))}
+      </ul>
+    </article>
+  )
+}

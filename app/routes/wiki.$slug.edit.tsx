@@ -1,0 +1,95 @@
+import {
+  redirect,
+  type ActionFunctionArgs,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+} from '@remix-run/node'
+import { Link, useActionData, useLoaderData } from '@remix-run/react'
+import { WikiEditor, type WikiFormValues } from '#app/components/content/wiki-editor.tsx'
+import { AppError } from '#app/lib/errors.server.ts'
+import { formAction, parseForm, requireUser, requireUserAction } from '#app/lib/pages.server.ts'
+import { readWikiForm, wikiBody } from '#app/lib/wiki-form.server.ts'
+import { useT } from '#app/root.tsx'
+import { UpdateWikiPageSchema, WIKI_STATUS_VALUES } from '#app/schemas/wiki.ts'
+import { renderMarkdown } from '#app/services/markdown/render.server.ts'
+import { getWikiPage } from '#app/services/wiki/read.server.ts'
+import { updateWikiPage } from '#app/services/wiki/write.server.ts'
+
+export const meta: MetaFunction = () => [{ title: 'Edit wiki page · Glossary' }]
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  await requireUser(request, 'editor')
+  try {
+    return { page: await getWikiPage({ slug: params.slug! }) }
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'not_found')
+      throw new Response('Not found', { status: 404 })
+    throw error
+  }
+}
+
+export async function action({ request, params }: ActionFunctionArgs) {
+  const actor = await requireUserAction(request, 'editor')
+  const form = await request.formData()
+  const values = readWikiForm(form)
+  const baseRevision = Number(form.get('baseRevision'))
+  if (form.get('intent') === 'preview') {
+    return { ok: true as const, values, baseRevision, preview: renderMarkdown(values.content) }
+  }
+  const parsed = parseForm(UpdateWikiPageSchema, { ...wikiBody(values), baseRevision })
+  if (!parsed.ok) return { ...parsed, values, baseRevision }
+  return formAction(
+    async () => {
+      const page = await updateWikiPage({
+        slug: params.slug!,
+        input: parsed.data,
+        actor: { id: actor.user.id, name: actor.user.name },
+      })
+      return redirect(`/wiki/${encodeURIComponent(page.slug)}`)
+    },
+    { values, baseRevision },
+  )
+}
+
+export default function EditWikiPage() {
+  const t = useT()
+  const { page } = useLoaderData<typeof loader>()
+  const result = useActionData<typeof action>() as
+    { values?: WikiFormValues; preview?: string; code?: string; baseRevision?: number } | undefined
+  const values: WikiFormValues = result?.values ?? {
+    title: page.title,
+    content: page.content,
+    summary: page.summary ?? '',
+    sourceUrl: page.sourceUrl ?? '',
+    domain: page.domain.join(', '),
+    termSlugs: page.termSlugs.join(', '),
+    status: page.status,
+  }
+  const conflict = result?.code === 'revision_conflict'
+  // After a conflict the next save is based on the revision now current (the user has seen the warning).
+  const baseRevision = conflict ? page.revision : (result?.baseRevision ?? page.revision)
+  return (
+    <section>
+      <h1>
+        {t('wiki.edit')}: {page.title}
+      </h1>
+      {conflict ? (
+        <p role="alert" className="notice warning">
+          {t('wiki.conflict')}{' '}
+          <Link to={`/wiki/${page.slug}/history?from=${result?.baseRevision}&to=${page.revision}`}>
+            {t('wiki.compare')}
+          </Link>
+        </p>
+      ) : null}
+      <WikiEditor
+        values={values}
+        statuses={WIKI_STATUS_VALUES}
+        result={conflict ? undefined : result}
+        preview={result?.preview}
+        baseRevision={baseRevision}
+        isNew={false}
+        cancelTo={`/wiki/${page.slug}`}
+      />
+    </section>
+  )
+}

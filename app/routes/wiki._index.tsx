@@ -1,0 +1,83 @@
+import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
+import { Form, Link, useLoaderData, useSearchParams } from '@remix-run/react'
+import type { MessageKey } from '#app/lib/i18n.ts'
+import { requireUser } from '#app/lib/pages.server.ts'
+import { useOptionalUser, useT } from '#app/root.tsx'
+import { ListWikiQuerySchema, WIKI_STATUS_VALUES } from '#app/schemas/wiki.ts'
+import { listWikiPages } from '#app/services/wiki/read.server.ts'
+
+export const meta: MetaFunction = () => [{ title: 'Wiki · Glossary' }]
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  await requireUser(request)
+  const params = new URL(request.url).searchParams
+  const parsed = ListWikiQuerySchema.safeParse({
+    q: params.get('q') || undefined,
+    status: params.get('status') || undefined,
+    domain: params.getAll('domain').filter(Boolean),
+    page: params.get('page') ?? undefined,
+  })
+  return listWikiPages(parsed.success ? parsed.data : ListWikiQuerySchema.parse({}))
+}
+
+export default function WikiListPage() {
+  const t = useT()
+  const user = useOptionalUser()
+  const { items, total, page, pageSize } = useLoaderData<typeof loader>()
+  const [params] = useSearchParams()
+  const pages = Math.max(1, Math.ceil(total / pageSize))
+  const pageLink = (n: number) => {
+    const next = new URLSearchParams(params)
+    next.set('page', String(n))
+    return `?${next}`
+  }
+  return (
+    <section>
+      <h1>{t('wiki.title')}</h1>
+      {user && user.role !== 'viewer' ? (
+        <p>
+          <Link to="/wiki/new">{t('wiki.new')}</Link>
+        </p>
+      ) : null}
+      <Form method="get" className="filters">
+        <label>
+          {t('common.search')}
+          <input name="q" defaultValue={params.get('q') ?? ''} />
+        </label>
+        <label>
+          {t('wiki.status')}
+          <select name="status" defaultValue={params.get('status') ?? ''}>
+            <option value="">{t('common.all')}</option>
+            {WIKI_STATUS_VALUES.map((status) => (
+              <option key={status} value={status}>
+                {t(`wiki.status.${status}` as MessageKey)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          {t('wiki.domain')}
+          <input name="domain" defaultValue={params.get('domain') ?? ''} />
+        </label>
+        <button type="submit">{t('common.filter')}</button>
+      </Form>
+      {items.length === 0 ? <p className="muted">{t('wiki.none')}</p> : null}
+      <ul className="plain">
+        {items.map((item) => (
+          <li key={item.id}>
+            <Link to={`/wiki/${item.slug}`}>{item.title}</Link>{' '}
+            <span className={`badge status-${item.status}`}>
+              {t(`wiki.status.${item.status}` as MessageKey)}
+            </span>
+            {item.summary ? <p className="muted small">{item.summary}</p> : null}
+          </li>
+        ))}
+      </ul>
+      <p className="muted">
+        {t('common.total')}: {total} · {t('common.page')} {page}/{pages}{' '}
+        {page > 1 ? <Link to={pageLink(page - 1)}>{t('common.previous')}</Link> : null}{' '}
+        {page < pages ? <Link to={pageLink(page + 1)}>{t('common.next')}</Link> : null}
+      </p>
+    </section>
+  )
+}

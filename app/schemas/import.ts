@@ -1,0 +1,80 @@
+import { z } from 'zod'
+
+/** Import of terms from CSV or JSON (docs/decisions/007-validation-and-import.md). */
+export const IMPORT_MAX_ROWS = 10_000
+export const IMPORT_MAX_BYTES = 11 * 1024 * 1024
+
+export const ImportSchema = z
+  .object({
+    format: z.enum(['csv', 'json']),
+    csv: z.string().optional().meta({
+      description: 'The CSV file (UTF-8, header row; see GET /import/template.csv). For format csv.',
+    }),
+    rows: z.array(z.record(z.string(), z.unknown())).max(IMPORT_MAX_ROWS).optional().meta({
+      description: 'Term objects (the fields of POST /terms, plus `slug` to update). For format json.',
+    }),
+    dryRun: z.boolean().default(false).meta({ description: 'Report what would happen without writing.' }),
+    wait: z.boolean().default(false).meta({
+      description: 'Answer only when the import is finished (200) instead of 202 with the running job.',
+    }),
+  })
+  .strict()
+  .refine(
+    (v) =>
+      v.format === 'csv'
+        ? v.csv !== undefined && v.rows === undefined
+        : v.rows !== undefined && v.csv === undefined,
+    {
+      message: 'Send `csv` with format csv, or `rows` with format json.',
+    },
+  )
+  .meta({
+    example: {
+      format: 'json',
+      dryRun: true,
+      rows: [
+        {
+          slug: 'api-gateway',
+          name: 'API Gateway',
+          definition: 'Entry point.',
+          notations: [{ text: 'API GW', kind: 'admitted' }],
+        },
+      ],
+    },
+  })
+export type ImportInput = z.output<typeof ImportSchema>
+
+export const ImportJobParamsSchema = z.object({ jobId: z.uuid() })
+
+const ReportRowSchema = z.object({
+  row: z.number().int().meta({ description: '1-based data row (the CSV header is not counted).' }),
+  action: z.enum(['created', 'updated', 'unchanged', 'error']),
+  slug: z.string().nullable(),
+  name: z.string().nullable(),
+  termId: z.uuid().nullable(),
+  errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+})
+
+const CountsSchema = z.object({
+  total: z.number().int(),
+  created: z.number().int(),
+  updated: z.number().int(),
+  unchanged: z.number().int(),
+  errors: z.number().int(),
+})
+
+export const ImportReportSchema = CountsSchema.extend({
+  dryRun: z.literal(true),
+  rows: z.array(ReportRowSchema),
+})
+
+export const ImportJobSchema = CountsSchema.extend({
+  id: z.uuid(),
+  status: z.enum(['running', 'succeeded', 'failed']),
+  format: z.enum(['csv', 'json']),
+  processed: z.number().int(),
+  error: z.string().nullable(),
+  rows: z.array(ReportRowSchema).optional().meta({ description: 'The per-row report, once finished.' }),
+  createdAt: z.iso.datetime(),
+  finishedAt: z.iso.datetime().nullable(),
+})

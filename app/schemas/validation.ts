@@ -1,0 +1,90 @@
+import { z } from 'zod'
+
+/** Request schemas of text validation (docs/decisions/007-validation-and-import.md). */
+export const VALIDATE_LIMITS = {
+  /** One text of POST /validate (UTF-16 code units). */
+  textChars: 5_000_000,
+  batchTexts: 1000,
+  /** Total UTF-8 bytes of all texts of one batch. */
+  batchBytes: 10 * 1024 * 1024,
+} as const
+
+export const SEVERITY_VALUES = ['error', 'warning', 'info', 'none'] as const
+
+export const ValidateSchema = z
+  .object({
+    text: z.string().max(VALIDATE_LIMITS.textChars),
+    includePreferred: z
+      .boolean()
+      .default(true)
+      .meta({ description: 'Also report correct uses (preferred notations, severity `none`).' }),
+  })
+  .strict()
+  .meta({ example: { text: 'API 관문을 통해 호출한다. The API GW routes calls.' } })
+export type ValidateInput = z.output<typeof ValidateSchema>
+
+export const ValidateBatchSchema = z
+  .object({
+    texts: z
+      .array(
+        z.object({
+          id: z
+            .string()
+            .max(500)
+            .optional()
+            .meta({ description: 'Your name for the text (a file path for SARIF).' }),
+          text: z.string(),
+        }),
+      )
+      .min(1)
+      .max(VALIDATE_LIMITS.batchTexts),
+    format: z.enum(['json', 'sarif']).default('json').meta({
+      description: '`sarif` answers with a SARIF 2.1.0 log (application/sarif+json) for CI systems.',
+    }),
+    includePreferred: z.boolean().default(false),
+  })
+  .strict()
+  .meta({
+    example: {
+      texts: [
+        { id: 'docs/intro.md', text: 'API 관문을 쓴다.' },
+        { id: 'docs/api.md', text: 'Call the API GW.' },
+      ],
+      format: 'sarif',
+    },
+  })
+export type ValidateBatchInput = z.output<typeof ValidateBatchSchema>
+
+const OccurrenceSchema = z.object({
+  start: z.number().int().meta({ description: 'Offset of the first UTF-16 code unit.' }),
+  end: z.number().int().meta({ description: 'Offset after the last UTF-16 code unit (exclusive).' }),
+  line: z.number().int().meta({ description: '1-based line.' }),
+  column: z.number().int().meta({ description: '1-based column in UTF-16 code units.' }),
+  text: z.string().meta({ description: 'The text as it occurs in the input.' }),
+  notation: z.string().meta({ description: 'The glossary notation it matched.' }),
+  term: z.object({ id: z.uuid(), slug: z.string(), name: z.string(), status: z.string() }),
+  kind: z.enum(['preferred', 'admitted', 'deprecated']),
+  preferred: z.string().nullable(),
+  severity: z.enum(SEVERITY_VALUES),
+})
+
+export const SummarySchema = z.object({
+  occurrences: z.number().int(),
+  error: z.number().int(),
+  warning: z.number().int(),
+  info: z.number().int(),
+  none: z.number().int(),
+  terms: z.number().int().meta({ description: 'Distinct terms found.' }),
+})
+
+export const ValidateResponseSchema = z.object({
+  occurrences: z.array(OccurrenceSchema),
+  summary: SummarySchema,
+})
+
+export const ValidateBatchResponseSchema = z.object({
+  results: z.array(
+    z.object({ id: z.string(), occurrences: z.array(OccurrenceSchema), summary: SummarySchema }),
+  ),
+  summary: SummarySchema.extend({ texts: z.number().int() }),
+})

@@ -1,0 +1,137 @@
+import crypto from 'node:crypto'
+import type { EntityManager } from '@mikro-orm/postgresql'
+import { AuditLog } from '#db/entities/audit-log.entity.ts'
+import { em } from '#db/orm.ts'
+
+/**
+ * The audit log: one row per security-relevant event. Write with `recordAudit` (pass the transaction's
+ * EntityManager to make the record part of the change it describes); read with `listAudit` (GET /admin/audit).
+ */
+
+/** Every action written so far; a feature adds its own here (the read filter accepts any string). */
+export const AUDIT_ACTIONS = [
+  'setup',
+  'admin.seed',
+  'auth.login',
+  'auth.login_failed',
+  'auth.logout',
+  'auth.register',
+  'account.update',
+  'account.delete',
+  'key.issue',
+  'key.revoke',
+  'agent.create',
+  'agent.keys_rotate',
+  'agent.keys_revoke',
+  'user.role_change',
+  'settings.password_login',
+] as const
+export type AuditAction = (typeof AUDIT_ACTIONS)[number]
+
+/** Who acted: an account (its id and, as the label, its email) or the system (`userId` null, e.g. `cli`). */
+export interface AuditActor {
+  userId: string | null
+  label: string
+}
+
+/** Where a request came from; every service that audits takes it from the HTTP layer. */
+export interface ClientInfo {
+  ip: string
+  userAgent: string | null
+}
+
+export interface AuditEntry {
+  action: AuditAction
+  actor: AuditActor | null
+  target?: { type: string; id: string | null }
+  client?: ClientInfo
+  details?: Record<string, unknown>
+}
+
+/** Keys that must never reach the log, whatever a caller passes. */
+const SECRET_KEY = /password|secret|token|hash|authorization|cookie/i
+
+function scrub(value: unknown, depth = 0): unknown {
+  if (depth > 5 || value === null || typeof value !== 'object') return value
+  if (Array.isArray(value)) return value.map((item) => scrub(item, depth + 1))
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>)
+      .filter(([key]) => !SECRET_KEY.test(key))
+      .map(([key, item]) => [key, scrub(item, depth + 1)]),
+  )
+}
+
+/**
+ * Writes one audit record at once (an INSERT, not a deferred flush), on `manager`: inside `em.transactional`
+ * pass the transaction's EntityManager so the record commits or rolls back with the change.
+ */
+export async function recordAudit(entry: AuditEntry, manager: EntityManager = em()): Promise<void> {
+  // `at` is left to the column default, the database clock, so records from several processes order truly.
+  await manager.insert(AuditLog, {
+    id: crypto.randomUUID(),
+    action: entry.action,
+    actorUserId: entry.actor?.userId ?? null,
+    actorLabel: entry.actor?.label.slice(0, 320) ?? null,
+    targetType: entry.target?.type ?? null,
+    targetId: entry.target?.id ?? null,
+    ip: entry.client?.ip || null,
+    userAgent: entry.client?.userAgent?.slice(0, 500) ?? null,
+    details: scrub(entry.details ?? {}) as Record<string, unknown>,
+  })
+}
+
+export const AUDIT_PAGE_SIZE = 50
+
+export interface AuditQuery {
+  action?: string
+  actorId?: string
+  from?: Date
+  to?: Date
+  page: number
+}
+
+export interface AuditItemDto {
+  id: string
+  at: string
+  action: string
+  actorId: string | null
+  actorLabel: string | null
+  targetType: string | null
+  targetId: string | null
+  ip: string | null
+  userAgent: string | null
+  details: Record<string, unknown>
+}
+
+function toAuditItemDto(row: AuditLog): AuditItemDto {
+  return {
+    id: row.id,
+    at: row.at.toISOString(),
+    action: row.action,
+    actorId: row.actorUserId,
+    actorLabel: row.actorLabel,
+    targetType: row.targetType,
+    targetId: row.targetId,
+    ip: row.ip,
+    userAgent: row.userAgent,
+    details: row.details,
+  }
+}
+
+/** Audit records, newest first, 50 per page; `from` is inclusive and `to` exclusive. */
+export async function listAudit(
+  query: AuditQuery,
+): Promise<{ items: AuditItemDto[]; total: number; page: number }> {
+  const where: Record<string, unknown> = {}
+  if (query.action) where.action = query.action
+  if (query.actorId) where.actorUserId = query.actorId
+  if (query.from || query.to) {
+    where.at = { ...(query.from ? { $gte: query.from } : {}), ...(query.to ? { $lt: query.to } : {}) }
+  }
+  const [rows, total] = await em().findAndCount(AuditLog, where, {
+    orderBy: { at: 'desc', id: 'desc' },
+    limit: AUDIT_PAGE_SIZE,
+    offset: (query.page - 1) * AUDIT_PAGE_SIZE,
+  })
+  return { items: rows.map(toAuditItemDto), total, page: query.page }
+}

@@ -1,0 +1,515 @@
+import crypto from 'node:crypto'
+import type { EntityManager } from '@mikro-orm/postgresql'
+import { parse } from 'csv-parse/sync'
+import { z } from 'zod'
+import { AppError, validationError, type Problem } from '#app/lib/errors.server.ts'
+import { log } from '#app/lib/logger.server.ts'
+import { IMPORT_MAX_ROWS, type ImportInput } from '#app/schemas/import.ts'
+import {
+  ClassificationKeySchema,
+  EDITABLE_TERM_STATUS_VALUES,
+  LIMITS,
+  NotationSchema,
+  SlugSchema,
+} from '#app/schemas/terms.ts'
+import { gatherCandidates } from '#app/services/candidates/candidates.server.ts'
+import {
+  contentHash,
+  contentProblems,
+  slugify,
+  termForms,
+  type TermContent,
+} from '#app/services/terms/content.server.ts'
+import { notifyGlossaryChanged } from '#app/services/terms/events.server.ts'
+import {
+  bumpGlossaryVersion,
+  classificationProblems,
+  loadClassificationIds,
+  loadHeads,
+  writeTerms,
+  type TermWrite,
+} from '#app/services/terms/store.server.ts'
+import { matcherCache } from '#app/services/validation/matcher-cache.server.ts'
+import { textArray } from '#app/services/terms/read.server.ts'
+import { em } from '#db/orm.ts'
+
+/**
+ * Term import (docs/decisions/007-validation-and-import.md).
+ *
+ * Rows are matched to terms by slug (given, or derived from the name), current or old: a match is an update,
+ * otherwise a create. A field absent from the row (a JSON key, a CSV column) keeps its value; a present one
+ * replaces it (an empty CSV cell clears it). A dry run returns the per-row report and writes nothing. A real
+ * run is ONE transaction: if any row has an error nothing is applied. It runs as an `import_jobs` row whose
+ * progress GET /import/{jobId} reports; POST answers 202 with the running job unless `wait` is set.
+ */
+
+export type ImportAction = 'created' | 'updated' | 'unchanged' | 'error'
+
+export interface ReportRow {
+  row: number
+  action: ImportAction
+  slug: string | null
+  name: string | null
+  termId: string | null
+  errors?: { path: string; message: string }[]
+}
+
+interface Counts {
+  total: number
+  created: number
+  updated: number
+  unchanged: number
+  errors: number
+}
+
+export interface ImportJobDto extends Counts {
+  id: string
+  status: 'running' | 'succeeded' | 'failed'
+  format: 'csv' | 'json'
+  processed: number
+  error: string | null
+  rows?: ReportRow[]
+  createdAt: string
+  finishedAt: string | null
+}
+
+const nullableText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .nullable()
+    .transform((v) => (v ? v : null))
+
+const RowSchema = z
+  .object({
+    slug: SlugSchema.optional(),
+    name: z.string().trim().min(1).max(LIMITS.name).optional(),
+    fullName: nullableText(LIMITS.name).optional(),
+    nameEn: nullableText(LIMITS.name).optional(),
+    nameKo: nullableText(LIMITS.name).optional(),
+    notations: z.array(NotationSchema).max(LIMITS.notations).optional(),
+    domains: z.array(ClassificationKeySchema).max(LIMITS.classification).optional(),
+    categories: z.array(ClassificationKeySchema).max(LIMITS.classification).optional(),
+    tags: z.array(z.string().trim().min(1).max(LIMITS.tag)).max(LIMITS.tags).optional(),
+    status: z.enum(EDITABLE_TERM_STATUS_VALUES).optional(),
+    definition: z.string().max(LIMITS.definition).optional(),
+    body: z.string().max(LIMITS.body).optional(),
+    note: z.string().trim().max(LIMITS.note).optional(),
+  })
+  .strict()
+type Row = z.output<typeof RowSchema>
+
+/** CSV columns, in template order. Lists are separated by `;`. */
+export const CSV_COLUMNS = [
+  'slug',
+  'name',
+  'fullName',
+  'nameEn',
+  'nameKo',
+  'preferred',
+  'admitted',
+  'deprecated',
+  'domains',
+  'categories',
+  'tags',
+  'status',
+  'definition',
+  'body',
+  'note',
+] as const
+
+const COLUMN_BY_LOWER = new Map<string, string>(CSV_COLUMNS.map((c) => [c.toLowerCase(), c]))
+
+/** The published CSV template (UTF-8 with a BOM so spreadsheet programs read Korean correctly). */
+export function importTemplateCsv(): Response {
+  const lines = [
+    CSV_COLUMNS.join(','),
+    'api-gateway,API Gateway,,API Gateway,API 게이트웨이,,API GW,API 관문,platform,,network;edge,active,"The single entry point that routes API calls to services.",,initial import',
+    ',원장,,Ledger,원장,,,장부,payments,,,,,"Body in **Markdown**.",',
+  ]
+  return new Response(`\uFEFF${lines.join('\r\n')}\r\n`, {
+    status: 200,
+    headers: {
+      'Content-Type': 'text/csv; charset=utf-8',
+      'Content-Disposition': 'attachment; filename="glossary-import-template.csv"',
+    },
+  })
+}
+
+const splitList = (cell: string) =>
+  cell
+    .split(';')
+    .map((s) => s.trim())
+    .filter(Boolean)
+
+/** CSV text → row objects shaped like JSON import rows. Malformed CSV or unknown columns → 400. */
+export function csvToRows(csv: string): Record<string, unknown>[] {
+  let records: Record<string, string>[]
+  try {
+    records = parse(csv, {
+      bom: true,
+      columns: (header: string[]) =>
+        header.map((h) => {
+          const column = COLUMN_BY_LOWER.get(h.trim().toLowerCase())
+          if (!column) throw new Error(`Unknown column "${h}". Columns: ${CSV_COLUMNS.join(', ')}.`)
+          return column
+        }),
+      skip_empty_lines: true,
+      relax_column_count: false,
+    }) as Record<string, string>[]
+  } catch (err) {
+    throw validationError([{ path: 'csv', message: (err as Error).message }], 'The CSV file cannot be read.')
+  }
+  if (records.length > IMPORT_MAX_ROWS) {
+    throw validationError([{ path: 'csv', message: `At most ${IMPORT_MAX_ROWS} rows per import.` }])
+  }
+  return records.map((rec) => {
+    const row: Record<string, unknown> = {}
+    const notations: { text: string; kind: string }[] = []
+    let hasNotations = false
+    for (const [column, raw] of Object.entries(rec)) {
+      const cell = (raw ?? '').trim()
+      if (column === 'preferred' || column === 'admitted' || column === 'deprecated') {
+        hasNotations = true
+        for (const text of splitList(cell)) notations.push({ text, kind: column })
+      } else if (column === 'domains' || column === 'categories' || column === 'tags') {
+        row[column] = splitList(cell)
+      } else if (column === 'slug' || column === 'status' || column === 'note' || column === 'name') {
+        if (cell) row[column] = cell
+      } else if (column === 'definition' || column === 'body') {
+        row[column] = raw ?? ''
+      } else {
+        row[column] = cell || null
+      }
+    }
+    if (hasNotations) row.notations = notations
+    return row
+  })
+}
+
+interface Plan {
+  report: ReportRow[]
+  writes: TermWrite[]
+  counts: Counts
+}
+
+const problemsOf = (problems: Problem[]) => problems.map((p) => ({ path: p.path, message: p.message }))
+
+/** Decides, row by row, what an import would do (reads only). */
+async function planImport(
+  tx: EntityManager,
+  rows: Record<string, unknown>[],
+  actorId: string,
+): Promise<Plan> {
+  const ids = await loadClassificationIds(tx)
+  const parsed = rows.map((raw) => RowSchema.safeParse(raw))
+  const slugOf = (row: Row) => row.slug ?? (row.name ? slugify(row.name) : null)
+  const wanted = [...new Set(parsed.flatMap((p) => (p.success && slugOf(p.data) ? [slugOf(p.data)!] : [])))]
+  const found = wanted.length
+    ? await tx.execute<{ slug: string; id: string; status: string }[]>(
+        `select slug, id, status from terms where slug = any(?::text[]) and deleted_at is null
+         union all
+         select o.slug, o.term_id, t.status from term_old_slugs o join terms t on t.id = o.term_id
+          where o.slug = any(?::text[]) and t.deleted_at is null`,
+        [textArray(wanted), textArray(wanted)],
+      )
+    : []
+  // A current slug wins over an old address of another term.
+  const bySlug = new Map<string, { id: string; status: string }>()
+  for (const f of found) if (!bySlug.has(f.slug) || f.status !== 'merged') bySlug.set(f.slug, f)
+  const heads = await loadHeads(tx, [...new Set([...bySlug.values()].map((v) => v.id))])
+  const report: ReportRow[] = []
+  const writes: TermWrite[] = []
+  const counts: Counts = { total: rows.length, created: 0, updated: 0, unchanged: 0, errors: 0 }
+  const seenSlugs = new Map<string, number>()
+  const seenTerms = new Map<string, number>()
+  parsed.forEach((result, index) => {
+    const rowNumber = index + 1
+    const fail = (slug: string | null, name: string | null, problems: Problem[]) => {
+      counts.errors++
+      report.push({ row: rowNumber, action: 'error', slug, name, termId: null, errors: problemsOf(problems) })
+    }
+    if (!result.success) {
+      const raw = rows[index]!
+      fail(
+        typeof raw.slug === 'string' ? raw.slug : null,
+        typeof raw.name === 'string' ? raw.name : null,
+        result.error.issues.map((i) => ({
+          path: i.path.map(String).join('.') || '(row)',
+          message: i.message,
+        })),
+      )
+      return
+    }
+    const row = result.data
+    const slug = slugOf(row)
+    if (!slug) {
+      fail(null, null, [{ path: 'name', message: 'A row needs a name (or the slug of an existing term).' }])
+      return
+    }
+    const existing = bySlug.get(slug)
+    const head = existing ? heads.get(existing.id) : undefined
+    const termKey = head?.id ?? `new:${slug}`
+    const dupe = seenTerms.get(termKey) ?? seenSlugs.get(slug)
+    if (dupe) {
+      fail(slug, row.name ?? null, [{ path: 'slug', message: `Row ${dupe} already imports this term.` }])
+      return
+    }
+    seenTerms.set(termKey, rowNumber)
+    seenSlugs.set(slug, rowNumber)
+    if (existing && existing.status === 'merged') {
+      fail(slug, row.name ?? null, [
+        { path: 'slug', message: 'This term was merged into another and is read-only.' },
+      ])
+      return
+    }
+    let content: TermContent
+    if (head) {
+      const base = head.content
+      content = {
+        slug: base.slug,
+        name: row.name ?? base.name,
+        fullName: row.fullName === undefined ? base.fullName : row.fullName,
+        nameEn: row.nameEn === undefined ? base.nameEn : row.nameEn,
+        nameKo: row.nameKo === undefined ? base.nameKo : row.nameKo,
+        notations: row.notations ?? base.notations,
+        domains: [...new Set(row.domains ?? base.domains)],
+        categories: [...new Set(row.categories ?? base.categories)],
+        tags: [...new Set(row.tags ?? base.tags)],
+        status: row.status ?? base.status,
+        definition: row.definition ?? base.definition,
+        body: row.body ?? base.body,
+      }
+    } else {
+      if (!row.name) {
+        fail(slug, null, [{ path: 'name', message: 'A new term needs a name.' }])
+        return
+      }
+      const definition = row.definition ?? ''
+      content = {
+        slug,
+        name: row.name,
+        fullName: row.fullName ?? null,
+        nameEn: row.nameEn ?? null,
+        nameKo: row.nameKo ?? null,
+        notations: row.notations ?? [],
+        domains: [...new Set(row.domains ?? [])],
+        categories: [...new Set(row.categories ?? [])],
+        tags: [...new Set(row.tags ?? [])],
+        // Rows missing their definition come in as needs_completion (unless a status is given).
+        status: row.status ?? (definition.trim() ? 'active' : 'needs_completion'),
+        definition,
+        body: row.body ?? '',
+      }
+    }
+    const problems = [...contentProblems(content), ...classificationProblems(content, ids)]
+    if (problems.length) {
+      fail(slug, content.name, problems)
+      return
+    }
+    const hash = contentHash(content)
+    if (head && hash === head.contentHash) {
+      counts.unchanged++
+      report.push({
+        row: rowNumber,
+        action: 'unchanged',
+        slug: content.slug,
+        name: content.name,
+        termId: head.id,
+      })
+      return
+    }
+    const id = head?.id ?? crypto.randomUUID()
+    writes.push({
+      id,
+      isNew: !head,
+      revision: head ? head.revision + 1 : 1,
+      content,
+      hash,
+      note: row.note ?? 'import',
+      authorId: actorId,
+      mergedIntoId: null,
+    })
+    if (head) counts.updated++
+    else counts.created++
+    report.push({
+      row: rowNumber,
+      action: head ? 'updated' : 'created',
+      slug: content.slug,
+      name: content.name,
+      termId: id,
+    })
+  })
+  return { report, writes, counts }
+}
+
+function rowsOf(input: ImportInput): Record<string, unknown>[] {
+  return input.format === 'csv' ? csvToRows(input.csv ?? '') : (input.rows ?? [])
+}
+
+/** In-process progress of running jobs (the row holds the final state). */
+const running = new Map<string, ImportJobDto>()
+
+const iso = (v: Date | string | null) =>
+  v === null ? null : (v instanceof Date ? v : new Date(v)).toISOString()
+
+/**
+ * Runs an import. Dry run: the per-row report, nothing written. Real run: a job; answers the running job
+ * (the caller responds 202) or, with `wait`, the finished one.
+ */
+export async function runImport(options: {
+  input: ImportInput
+  actorId: string
+}): Promise<
+  | { kind: 'report'; report: Counts & { dryRun: true; rows: ReportRow[] } }
+  | { kind: 'job'; job: ImportJobDto; finished: boolean }
+> {
+  const rows = rowsOf(options.input)
+  if (options.input.dryRun) {
+    const plan = await em().transactional(async (tx) => planImport(tx, rows, options.actorId))
+    return { kind: 'report', report: { dryRun: true, ...plan.counts, rows: plan.report } }
+  }
+  const job: ImportJobDto = {
+    id: crypto.randomUUID(),
+    status: 'running',
+    format: options.input.format,
+    total: rows.length,
+    processed: 0,
+    created: 0,
+    updated: 0,
+    unchanged: 0,
+    errors: 0,
+    error: null,
+    createdAt: new Date().toISOString(),
+    finishedAt: null,
+  }
+  await em().execute(
+    `insert into import_jobs (id, status, format, total, processed, created_by_id, created_at)
+     values (?, 'running', ?, ?, 0, ?, ?)`,
+    [job.id, job.format, job.total, options.actorId, job.createdAt],
+    'run',
+  )
+  running.set(job.id, job)
+  const done = executeImport(job, rows, options.actorId).finally(() => running.delete(job.id))
+  if (options.input.wait) {
+    await done
+    return { kind: 'job', job: await getImportJob({ jobId: job.id }), finished: true }
+  }
+  void done
+  return { kind: 'job', job: { ...job }, finished: false }
+}
+
+async function executeImport(
+  job: ImportJobDto,
+  rows: Record<string, unknown>[],
+  actorId: string,
+): Promise<void> {
+  let plan: Plan | undefined
+  try {
+    plan = await em().transactional(async (tx) => {
+      const version = await bumpGlossaryVersion(tx)
+      const p = await planImport(tx, rows, actorId)
+      Object.assign(job, p.counts)
+      if (p.counts.errors > 0) return p
+      const ids = await loadClassificationIds(tx)
+      const BATCH = 1000
+      for (let i = 0; i < p.writes.length; i += BATCH) {
+        await writeTerms(tx, p.writes.slice(i, i + BATCH), ids, version)
+        job.processed = Math.min(rows.length, p.counts.unchanged + i + BATCH)
+      }
+      return p
+    })
+    job.processed = rows.length
+    job.status = plan.counts.errors > 0 ? 'failed' : 'succeeded'
+    job.error =
+      plan.counts.errors > 0 ? `${plan.counts.errors} row(s) have errors; nothing was imported.` : null
+  } catch (err) {
+    log().error({ err, jobId: job.id }, 'import failed')
+    job.status = 'failed'
+    job.error = err instanceof AppError ? err.message : 'The import failed; nothing was imported.'
+  }
+  job.finishedAt = new Date().toISOString()
+  await em().execute(
+    `update import_jobs set status = ?, processed = ?, created = ?, updated = ?, unchanged = ?, errors = ?,
+        error = ?, report = ?::jsonb, finished_at = ? where id = ?`,
+    [
+      job.status,
+      job.processed,
+      job.created,
+      job.updated,
+      job.unchanged,
+      job.errors,
+      job.error,
+      JSON.stringify(plan?.report ?? []),
+      job.finishedAt,
+      job.id,
+    ],
+    'run',
+  )
+  if (job.status === 'succeeded' && plan && plan.writes.length) {
+    notifyGlossaryChanged()
+    // Candidates from the imported definitions and bodies (never fails the import).
+    const snapshot = await matcherCache.get().catch(() => undefined)
+    const imported = new Set(plan.writes.flatMap((w) => termForms(w.content).map((f) => f.normalized)))
+    await gatherCandidates({
+      texts: plan.writes.map((w) => `${w.content.definition}\n\n${w.content.body}`),
+      source: 'import',
+      known: { has: (key: string) => imported.has(key) || !!snapshot?.byKey.has(key) },
+    })
+  }
+}
+
+/** A job's progress, and its per-row report once finished. */
+export async function getImportJob(options: { jobId: string }): Promise<ImportJobDto> {
+  const live = running.get(options.jobId)
+  if (live) return { ...live }
+  const rows = await em().execute<
+    {
+      id: string
+      status: ImportJobDto['status']
+      format: ImportJobDto['format']
+      total: number
+      processed: number
+      created: number
+      updated: number
+      unchanged: number
+      errors: number
+      error: string | null
+      report: ReportRow[] | string | null
+      created_at: Date | string
+      finished_at: Date | string | null
+    }[]
+  >('select * from import_jobs where id = ?', [options.jobId])
+  const r = rows[0]
+  if (!r) throw new AppError('not_found', 'No such import job.')
+  const report = typeof r.report === 'string' ? (JSON.parse(r.report) as ReportRow[]) : r.report
+  return {
+    id: r.id,
+    status: r.status,
+    format: r.format,
+    total: r.total,
+    processed: r.processed,
+    created: r.created,
+    updated: r.updated,
+    unchanged: r.unchanged,
+    errors: r.errors,
+    error: r.error,
+    ...(report ? { rows: report } : {}),
+    createdAt: iso(r.created_at)!,
+    finishedAt: iso(r.finished_at),
+  }
+}
+
+/** The HTTP answer: 200 with the dry-run report or the finished job, 202 with a running job. */
+export function importResponse(result: Awaited<ReturnType<typeof runImport>>): Response {
+  const body = result.kind === 'report' ? result.report : result.job
+  const status = result.kind === 'job' && !result.finished ? 202 : 200
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: {
+      'Content-Type': 'application/json; charset=utf-8',
+      ...(result.kind === 'job' ? { Location: `/api/v1/import/${result.job.id}` } : {}),
+    },
+  })
+}

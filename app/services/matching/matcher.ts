@@ -1,0 +1,187 @@
+/**
+ * Term matcher: finds every occurrence of every notation in a document.
+ *
+ * Pipeline for one scan: normalize the text (NFKC + lowercase + whitespace folding, with a map back to
+ * original offsets) → Aho-Corasick over the normalized code units → keep occurrences that pass the
+ * boundary rules (boundary.ts) → drop occurrences strictly contained in another kept-candidate
+ * occurrence → map to original UTF-16 offsets and add line/column.
+ *
+ * Overlap rule: an occurrence is reported unless it lies inside a longer valid occurrence
+ * ("pipeline" inside "data pipeline" is not reported; "data pipeline" is). Occurrences that overlap
+ * without containment ("data pipeline" and "pipeline tool" in "data pipeline tool") are both reported,
+ * since both terms are really used there. Containment is judged after the boundary rules, so a longer
+ * notation that fails its boundary does not hide a shorter one that passes.
+ */
+import { buildAutomaton } from './automaton.ts'
+import { boundaryOk, charClass } from './boundary.ts'
+import { LineCursor } from './line-column.ts'
+import { normalizeKey, normalizeWithMap, originalEnd, originalStart } from './normalize.ts'
+
+/** One notation to look for; `payload` carries whatever the caller needs back (term id, kind of use). */
+export interface MatcherEntry<P = unknown> {
+  id: number | string
+  text: string
+  payload?: P
+}
+
+export interface Match<P = unknown> {
+  /** Offset of the first code unit in the ORIGINAL text (UTF-16 code units). */
+  start: number
+  /** Offset after the last code unit in the original text (exclusive). */
+  end: number
+  /** 1-based line of `start`. */
+  line: number
+  /** 1-based column of `start`, in UTF-16 code units. */
+  column: number
+  /** The original text of the occurrence: text.slice(start, end). */
+  text: string
+  /** The normalized notation that matched (shared by all `entries`). */
+  notation: string
+  /** Every entry whose notation normalizes to `notation`, in input order. */
+  entries: readonly MatcherEntry<P>[]
+}
+
+export interface MatcherStats {
+  /** Entries given to buildMatcher. */
+  entries: number
+  /** Entries ignored because their text normalizes to nothing. */
+  skipped: number
+  /** Distinct normalized notations. */
+  notations: number
+  /** Automaton states. */
+  states: number
+  /** Bytes held by the automaton's typed arrays (excludes the entries themselves). */
+  bytes: number
+}
+
+export interface Matcher<P = unknown> {
+  /** All matches in `text`, ordered by start. */
+  scan(text: string): Match<P>[]
+  readonly stats: MatcherStats
+}
+
+/** Growable Int32 columns for candidate occurrences. */
+class Candidates {
+  starts: Int32Array = new Int32Array(1024)
+  ends: Int32Array = new Int32Array(1024)
+  pats: Int32Array = new Int32Array(1024)
+  count = 0
+
+  push(start: number, end: number, pat: number): void {
+    if (this.count === this.starts.length) {
+      const cap = this.count * 2
+      const grow = (a: Int32Array): Int32Array => {
+        const b = new Int32Array(cap)
+        b.set(a)
+        return b
+      }
+      this.starts = grow(this.starts)
+      this.ends = grow(this.ends)
+      this.pats = grow(this.pats)
+    }
+    this.starts[this.count] = start
+    this.ends[this.count] = end
+    this.pats[this.count] = pat
+    this.count++
+  }
+}
+
+/**
+ * Build a matcher for `entries`. Notations are normalized with `normalizeKey`; entries sharing a
+ * normalized notation are reported together. Build cost is dominated by sorting the notations.
+ */
+export function buildMatcher<P = unknown>(entries: readonly MatcherEntry<P>[]): Matcher<P> {
+  const byKey = new Map<string, number>()
+  const notations: string[] = []
+  const groups: MatcherEntry<P>[][] = []
+  let skipped = 0
+  for (const entry of entries) {
+    const key = normalizeKey(entry.text)
+    if (key.length === 0) {
+      skipped++
+      continue
+    }
+    let p = byKey.get(key)
+    if (p === undefined) {
+      p = notations.length
+      byKey.set(key, p)
+      notations.push(key)
+      groups.push([])
+    }
+    groups[p].push(entry)
+  }
+
+  const automaton = buildAutomaton(notations)
+  const count = notations.length
+  const patLen = new Int32Array(count)
+  const leftClass = new Uint8Array(count)
+  const rightClass = new Uint8Array(count)
+  for (let p = 0; p < count; p++) {
+    const s = notations[p]
+    patLen[p] = s.length
+    leftClass[p] = charClass(s.charCodeAt(0))
+    rightClass[p] = charClass(s.charCodeAt(s.length - 1))
+  }
+
+  const stats: MatcherStats = {
+    entries: entries.length,
+    skipped,
+    notations: count,
+    states: automaton.stateCount,
+    bytes: automaton.byteSize + patLen.byteLength + leftClass.byteLength + rightClass.byteLength,
+  }
+
+  function scan(text: string): Match<P>[] {
+    if (count === 0 || text.length === 0) return []
+    const norm = normalizeWithMap(text)
+    const units = norm.units
+    const length = norm.length
+
+    const cand = new Candidates()
+    automaton.scan(units, length, (end, p) => {
+      const start = end - patLen[p]
+      if (boundaryOk(units, length, start, end, leftClass[p], rightClass[p])) cand.push(start, end, p)
+    })
+
+    // Containment, walking backwards. Candidates arrive by end ascending and, at one end, longest
+    // first. A candidate is contained iff a longer one shares its end (it is not first in its end
+    // group) or one ending later starts at or before it (minStartAfter).
+    const n = cand.count
+    const { starts, ends, pats } = cand
+    const keep = new Uint8Array(n)
+    let minStartAfter = Number.MAX_SAFE_INTEGER
+    for (let k = n - 1; k >= 0;) {
+      let g = k
+      while (g > 0 && ends[g - 1] === ends[k]) g--
+      if (starts[g] < minStartAfter) {
+        keep[g] = 1
+        minStartAfter = starts[g]
+      }
+      k = g - 1
+    }
+
+    // Kept candidates do not nest, so end order is also start order.
+    const cursor = new LineCursor(text)
+    const mapped = norm.pieceCount > 0
+    const out: Match<P>[] = []
+    for (let k = 0; k < n; k++) {
+      if (!keep[k]) continue
+      const start = mapped ? originalStart(norm, starts[k]) : starts[k]
+      const end = mapped ? originalEnd(norm, ends[k]) : ends[k]
+      cursor.advance(start)
+      const p = pats[k]
+      out.push({
+        start,
+        end,
+        line: cursor.line,
+        column: start - cursor.lineStart + 1,
+        text: text.slice(start, end),
+        notation: notations[p],
+        entries: groups[p],
+      })
+    }
+    return out
+  }
+
+  return { scan, stats }
+}

@@ -1,0 +1,148 @@
+import crypto from 'node:crypto'
+import { normalizeKey } from '#app/services/matching/normalize.ts'
+import type { NotationKind, TermStatus } from '#db/entities/term.entity.ts'
+import { type Problem } from '#app/lib/errors.server.ts'
+
+/**
+ * The content of a term as one value: what a revision stores, what the content hash covers and what the
+ * search/matching forms are derived from.
+ */
+export interface TermNotationValue {
+  text: string
+  kind: NotationKind
+  lang: string | null
+}
+
+export interface TermContent {
+  slug: string
+  name: string
+  fullName: string | null
+  nameEn: string | null
+  nameKo: string | null
+  notations: TermNotationValue[]
+  domains: string[]
+  categories: string[]
+  tags: string[]
+  status: TermStatus
+  definition: string
+  body: string
+}
+
+/** The content in a fixed key order (so equal content always serializes, and hashes, the same). */
+export function canonicalContent(c: TermContent): TermContent {
+  return {
+    slug: c.slug,
+    name: c.name,
+    fullName: c.fullName ?? null,
+    nameEn: c.nameEn ?? null,
+    nameKo: c.nameKo ?? null,
+    notations: c.notations.map((n) => ({ text: n.text, kind: n.kind, lang: n.lang ?? null })),
+    domains: [...c.domains],
+    categories: [...c.categories],
+    tags: [...c.tags],
+    status: c.status,
+    definition: c.definition,
+    body: c.body,
+  }
+}
+
+/** SHA-256 of the canonical content: saving identical content creates no revision. */
+export function contentHash(c: TermContent): string {
+  return crypto
+    .createHash('sha256')
+    .update(JSON.stringify(canonicalContent(c)))
+    .digest('hex')
+}
+
+export type FormSource = 'name' | 'full_name' | 'name_en' | 'name_ko' | 'notation'
+
+/** A searchable, matchable form of a term: a name or a notation, normalized. */
+export interface TermForm {
+  text: string
+  normalized: string
+  kind: NotationKind
+  lang: string | null
+  source: FormSource
+  position: number
+}
+
+/**
+ * Names and notations as forms. Names are `preferred`; a notation that normalizes like a name is folded
+ * into it (a name cannot be deprecated or merely admitted). Forms that normalize to nothing are skipped.
+ */
+export function termForms(c: TermContent): TermForm[] {
+  const out: TermForm[] = []
+  const seen = new Set<string>()
+  const add = (text: string | null, kind: NotationKind, lang: string | null, source: FormSource) => {
+    if (!text) return
+    const normalized = normalizeKey(text)
+    if (!normalized || seen.has(normalized)) return
+    seen.add(normalized)
+    out.push({ text, normalized, kind, lang, source, position: out.length })
+  }
+  add(c.name, 'preferred', null, 'name')
+  add(c.fullName, 'preferred', null, 'full_name')
+  add(c.nameEn, 'preferred', 'en', 'name_en')
+  add(c.nameKo, 'preferred', 'ko', 'name_ko')
+  for (const n of c.notations) add(n.text, n.kind, n.lang, 'notation')
+  return out
+}
+
+/** Normalized forms joined with U+0001 on both sides of each, for substring and whole-form search. */
+export function searchText(forms: readonly TermForm[]): string {
+  return `\u0001${forms.map((f) => f.normalized).join('\u0001')}\u0001`
+}
+
+/** Problems in a content value that the zod schema cannot see (cross-field rules). */
+export function contentProblems(c: TermContent, prefix = ''): Problem[] {
+  const problems: Problem[] = []
+  const names = new Set(
+    [c.name, c.fullName, c.nameEn, c.nameKo].filter((v): v is string => !!v).map((v) => normalizeKey(v)),
+  )
+  const seen = new Set<string>()
+  c.notations.forEach((n, i) => {
+    const key = normalizeKey(n.text)
+    if (!key) {
+      problems.push({
+        path: `${prefix}notations.${i}.text`,
+        message: 'This notation is empty once normalized.',
+      })
+    } else if (seen.has(key)) {
+      problems.push({ path: `${prefix}notations.${i}.text`, message: `"${n.text}" is listed twice.` })
+    } else if (names.has(key) && n.kind !== 'preferred') {
+      problems.push({
+        path: `${prefix}notations.${i}.kind`,
+        message: `"${n.text}" is one of the term's names, so it cannot be ${n.kind}.`,
+      })
+    }
+    seen.add(key)
+  })
+  return problems
+}
+
+/** A slug from a name: NFKC, lowercase, anything but letters and digits becomes a hyphen. */
+export function slugify(name: string): string {
+  const slug = name
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{Ll}\p{Lo}\p{Nd}]+/gu, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 100)
+    .replace(/-+$/g, '')
+  return slug || 'term'
+}
+
+/** The preferred form to suggest for a use of `notation`: the Korean name for Hangul text, else the name. */
+export function preferredFormFor(
+  term: { name: string; nameKo: string | null; status: TermStatus },
+  notation: string,
+): string | null {
+  if (term.status === 'deprecated') return null
+  if (term.nameKo && /\p{Script=Hangul}/u.test(notation)) return term.nameKo
+  return term.name
+}
+
+/** Drops duplicates while keeping the first occurrence's order. */
+export function unique<T>(values: readonly T[]): T[] {
+  return [...new Set(values)]
+}

@@ -1,0 +1,85 @@
+import type { EntityManager } from '@mikro-orm/postgresql'
+import { AppError, validationError } from '#app/lib/errors.server.ts'
+import { ApiKey } from '#db/entities/api-key.entity.ts'
+import { Session } from '#db/entities/session.entity.ts'
+import { User } from '#db/entities/user.entity.ts'
+import { em } from '#db/orm.ts'
+import { recordAudit, type ClientInfo } from '#app/services/audit/audit.server.ts'
+import { lockAdmins } from '#app/services/auth/locks.server.ts'
+import { verifyPassword } from '#app/services/auth/password.server.ts'
+import { assertNotLastAdmin, userTarget } from './users.server.ts'
+
+/**
+ * What an account's deletion removes besides the `users` row, run in order inside the deleting transaction.
+ * A feature that keeps private per-user data adds its step here.
+ *
+ * - Private chat history: the chat tables do not exist yet. The chat feature adds
+ *   `{ name: 'chat history', run: (tx, userId) => deleteChatHistory(tx, userId) }` here (its foreign keys to
+ *   `users` may also say `on delete cascade`, which the final row delete then applies).
+ * - SSO (later): the step that keeps the SHA-256 of the deleted identity (spec: accounts rule 5) goes here.
+ *
+ * Terms and revisions are NOT removed: their `author_id … references users on delete set null` clears the
+ * author link when the row below is deleted. `user_identities` rows cascade with the account.
+ */
+export interface AccountCleanupStep {
+  name: string
+  run(tx: EntityManager, userId: string): Promise<unknown>
+}
+
+export const ACCOUNT_CLEANUP_STEPS: AccountCleanupStep[] = [
+  { name: 'sessions', run: (tx, userId) => tx.nativeDelete(Session, { user: userId }) },
+  { name: 'api keys', run: (tx, userId) => tx.nativeDelete(ApiKey, { user: userId }) },
+]
+
+/**
+ * `DELETE /account`: the signed-in user deletes their own account after confirming the email (and, for a
+ * password account, the password). The last admin cannot. The email may then register again, as a viewer.
+ */
+export async function deleteOwnAccount(options: {
+  userId: string
+  confirmEmail: string
+  password?: string
+  client: ClientInfo
+}): Promise<void> {
+  const manager = em()
+  const user = await manager.findOne(User, { id: options.userId }, { populate: ['passwordHash'] })
+  if (!user) throw new AppError('not_found', 'This account no longer exists.')
+  if (options.confirmEmail.trim().toLowerCase() !== user.email) {
+    throw new AppError('forbidden', 'The confirmation email does not match this account.')
+  }
+  if (user.authType === 'password') {
+    if (!options.password) {
+      throw validationError([
+        { path: 'password', message: 'Enter your password to delete a password account.' },
+      ])
+    }
+    if (!user.passwordHash || !(await verifyPassword(user.passwordHash, options.password))) {
+      throw new AppError('forbidden', 'The password does not match.')
+    }
+  }
+  await manager.transactional(async (tx) => {
+    await lockAdmins(tx)
+    // The role is read again under the lock: it may have changed since the checks above.
+    const current = await tx.findOne(User, { id: user.id }, { disableIdentityMap: true })
+    if (!current) throw new AppError('not_found', 'This account no longer exists.')
+    if (current.role === 'admin') {
+      await assertNotLastAdmin(tx, user.id, 'The last admin cannot delete their account.')
+    }
+    const removed: Record<string, number> = {}
+    for (const step of ACCOUNT_CLEANUP_STEPS) {
+      const result = await step.run(tx, user.id)
+      if (typeof result === 'number') removed[step.name] = result
+    }
+    await tx.nativeDelete(User, { id: user.id })
+    await recordAudit(
+      {
+        action: 'account.delete',
+        actor: { userId: user.id, label: user.email },
+        target: userTarget(user.id),
+        client: options.client,
+        details: { email: user.email, role: current.role, authType: current.authType, removed },
+      },
+      tx,
+    )
+  })
+}

@@ -1,0 +1,243 @@
+import { log } from '#app/lib/logger.server.ts'
+import { buildMatcher, type Matcher, type MatcherEntry } from '#app/services/matching/matcher.ts'
+import { onGlossaryChanged } from '#app/services/terms/events.server.ts'
+import { readGlossaryVersion } from '#app/services/terms/store.server.ts'
+import type { NotationKind, TermStatus } from '#db/entities/term.entity.ts'
+import { em } from '#db/orm.ts'
+
+/**
+ * The in-memory matcher of this process (docs/decisions/007-validation-and-import.md).
+ *
+ * - Built from every name and notation of every `active`, `needs_completion` and `deprecated` term (merged
+ *   and deleted terms are out), plus a Map normalized notation → entries for exact lookups.
+ * - Requests never rebuild and never wait for a rebuild: they take the current snapshot. Only the first
+ *   request of a cold process waits for the first build.
+ * - After a local save commits, `onGlossaryChanged` schedules a background rebuild (coalesced: saves during a
+ *   build cause exactly one more build). Other processes' saves are noticed through the glossary version
+ *   counter, read at most once per second, in the background, when a request uses the cache.
+ */
+
+export interface TermRef {
+  id: string
+  slug: string
+  name: string
+  nameKo: string | null
+  status: TermStatus
+}
+
+export interface FormPayload {
+  term: TermRef
+  /** The notation as written in the glossary. */
+  text: string
+  kind: NotationKind
+}
+
+export interface MatcherSnapshot {
+  /** The glossary version the snapshot was built from. */
+  version: number
+  matcher: Matcher<FormPayload>
+  byKey: Map<string, FormPayload[]>
+  terms: number
+  forms: number
+  builtAt: Date
+  /** Milliseconds spent reading changed forms from the database. */
+  loadMs: number
+  /** Milliseconds from the start of the rebuild until the snapshot was ready (load + matcher build). */
+  buildMs: number
+}
+
+const VERSION_CHECK_INTERVAL_MS = 1000
+const REBUILD_DELAY_MS = 20
+
+interface FormRow {
+  term_id: string
+  slug: string
+  name: string
+  name_ko: string | null
+  status: TermStatus
+  text: string
+  normalized: string
+  kind: NotationKind
+}
+
+interface TermForms {
+  ref: TermRef
+  forms: { text: string; normalized: string; kind: NotationKind }[]
+}
+
+const FORM_SELECT = `select n.term_id, t.slug, t.name, t.name_ko, t.status, n.text, n.normalized, n.kind
+  from term_notations n join terms t on t.id = n.term_id
+ where t.deleted_at is null and t.status in ('active', 'needs_completion', 'deprecated')`
+
+/**
+ * The matchable forms of the glossary, kept between builds so a rebuild reads only the terms changed since
+ * (rows whose `change_version` is above the version already loaded; see store.server.ts).
+ */
+export class FormStore {
+  private terms = new Map<string, TermForms>()
+  private loaded = -1
+
+  /**
+   * Brings the store up to date; returns the glossary version it now reflects and whether any form changed
+   * (a version bump by a transaction that changed no term, e.g. an identical save, changes nothing).
+   */
+  async refresh(): Promise<{ version: number; changed: boolean }> {
+    const manager = em()
+    const version = await readGlossaryVersion(manager)
+    let changed = false
+    if (this.loaded < 0) {
+      this.terms.clear()
+      this.add(await manager.execute<FormRow[]>(FORM_SELECT))
+      changed = true
+    } else if (version !== this.loaded) {
+      const rows = await manager.execute<{ id: string }[]>('select id from terms where change_version > ?', [
+        this.loaded,
+      ])
+      if (rows.length) {
+        changed = true
+        for (const r of rows) this.terms.delete(r.id)
+        const list = `{${rows.map((r) => r.id).join(',')}}`
+        this.add(await manager.execute<FormRow[]>(`${FORM_SELECT} and t.id = any(?::uuid[])`, [list]))
+      }
+    }
+    this.loaded = version
+    return { version, changed }
+  }
+
+  private add(rows: FormRow[]): void {
+    for (const r of rows) {
+      let entry = this.terms.get(r.term_id)
+      if (!entry) {
+        entry = {
+          ref: { id: r.term_id, slug: r.slug, name: r.name, nameKo: r.name_ko, status: r.status },
+          forms: [],
+        }
+        this.terms.set(r.term_id, entry)
+      }
+      entry.forms.push({ text: r.text, normalized: r.normalized, kind: r.kind })
+    }
+  }
+
+  /** A matcher and lookup map over the current forms. */
+  build(version: number, started: number, loaded = performance.now()): MatcherSnapshot {
+    const entries: MatcherEntry<FormPayload>[] = []
+    const byKey = new Map<string, FormPayload[]>()
+    for (const { ref, forms } of this.terms.values()) {
+      for (const form of forms) {
+        const payload: FormPayload = { term: ref, text: form.text, kind: form.kind }
+        entries.push({ id: entries.length, text: form.text, payload })
+        const list = byKey.get(form.normalized)
+        if (list) list.push(payload)
+        else byKey.set(form.normalized, [payload])
+      }
+    }
+    return {
+      version,
+      matcher: buildMatcher(entries),
+      byKey,
+      terms: this.terms.size,
+      forms: entries.length,
+      builtAt: new Date(),
+      loadMs: loaded - started,
+      buildMs: performance.now() - started,
+    }
+  }
+}
+
+/** Loads every matchable form from scratch and builds a snapshot (the benchmark uses it). */
+export async function buildSnapshot(): Promise<MatcherSnapshot> {
+  const started = performance.now()
+  const store = new FormStore()
+  return store.build((await store.refresh()).version, started)
+}
+
+export class MatcherCache {
+  private store = new FormStore()
+  private current: MatcherSnapshot | undefined
+  private building: Promise<MatcherSnapshot> | undefined
+  private dirty = false
+  private scheduled = false
+  private lastCheck = 0
+  private checking = false
+
+  /** The current snapshot; waits only when none was ever built in this process. */
+  async get(): Promise<MatcherSnapshot> {
+    if (!this.current) return this.building ?? this.rebuild()
+    this.checkVersionSoon()
+    return this.current
+  }
+
+  /** Marks the snapshot stale and rebuilds in the background. */
+  invalidate(): void {
+    this.dirty = true
+    if (this.building || this.scheduled) return
+    this.scheduled = true
+    // A short delay lets the response of the save that triggered this go out before the (synchronous) build
+    // occupies the event loop, and coalesces bursts of saves into one build.
+    setTimeout(() => {
+      this.scheduled = false
+      void this.rebuild().catch((err: unknown) => log().error({ err }, 'matcher rebuild failed'))
+    }, REBUILD_DELAY_MS)
+  }
+
+  /** Resolves once no rebuild is running or pending (tests and the benchmark use it). */
+  async whenIdle(): Promise<MatcherSnapshot | undefined> {
+    while (this.building || this.dirty || this.scheduled || this.checking) {
+      if (this.building) await this.building.catch(() => undefined)
+      else await new Promise((resolve) => setImmediate(resolve))
+    }
+    return this.current
+  }
+
+  /** Forgets everything (tests that swap databases). */
+  reset(): void {
+    this.store = new FormStore()
+    this.current = undefined
+    this.dirty = false
+    this.lastCheck = 0
+  }
+
+  private rebuild(): Promise<MatcherSnapshot> {
+    if (this.building) return this.building
+    this.dirty = false
+    const started = performance.now()
+    const run = this.store
+      .refresh()
+      .then(({ version, changed }) =>
+        !changed && this.current
+          ? { ...this.current, version }
+          : this.store.build(version, started, performance.now()),
+      )
+      .then((snapshot) => {
+        this.current = snapshot
+        log().debug({ terms: snapshot.terms, forms: snapshot.forms, ms: snapshot.buildMs }, 'matcher built')
+        return snapshot
+      })
+      .finally(() => {
+        this.building = undefined
+        if (this.dirty) this.invalidate()
+      })
+    this.building = run
+    return run
+  }
+
+  /** At most once a second, compare the database's glossary version with the snapshot's, in the background. */
+  private checkVersionSoon(): void {
+    const now = Date.now()
+    if (this.checking || now - this.lastCheck < VERSION_CHECK_INTERVAL_MS) return
+    this.lastCheck = now
+    this.checking = true
+    readGlossaryVersion(em())
+      .then((version) => {
+        if (this.current && version !== this.current.version) this.invalidate()
+      })
+      .catch((err: unknown) => log().warn({ err }, 'glossary version check failed'))
+      .finally(() => {
+        this.checking = false
+      })
+  }
+}
+
+/** The process-wide cache. */
+export const matcherCache = new MatcherCache()
+onGlossaryChanged(() => matcherCache.invalidate())

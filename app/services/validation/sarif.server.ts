@@ -1,0 +1,114 @@
+import type { Occurrence } from './validate.server.ts'
+
+/**
+ * SARIF 2.1.0 (https://docs.oasis-open.org/sarif/sarif/v2.1.0/sarif-v2.1.0.html) for CI systems. One run,
+ * one result per finding (correct uses, severity `none`, are not findings and are left out), columns in
+ * UTF-16 code units (`columnKind`), regions with 1-based lines/columns, `endColumn` exclusive, and
+ * `charOffset`/`charLength` as well.
+ */
+const RULES = [
+  {
+    id: 'glossary/deprecated-notation',
+    name: 'DeprecatedNotation',
+    shortDescription: { text: 'A deprecated notation of a glossary term is used.' },
+    defaultConfiguration: { level: 'error' },
+  },
+  {
+    id: 'glossary/deprecated-term',
+    name: 'DeprecatedTerm',
+    shortDescription: { text: 'A term whose status is deprecated is used.' },
+    defaultConfiguration: { level: 'warning' },
+  },
+  {
+    id: 'glossary/admitted-notation',
+    name: 'AdmittedNotation',
+    shortDescription: { text: 'An admitted (not preferred) notation of a glossary term is used.' },
+    defaultConfiguration: { level: 'note' },
+  },
+] as const
+
+const RULE_BY_SEVERITY = { error: 0, warning: 1, info: 2 } as const
+const LEVEL = { error: 'error', warning: 'warning', info: 'note' } as const
+
+/** The finding in words (SARIF requires a message; JSON clients localize from kind and preferred). */
+function messageOf(o: Occurrence): string {
+  if (o.severity === 'error') return `"${o.text}" is deprecated; write "${o.preferred ?? o.term.name}".`
+  if (o.severity === 'warning') return `The term "${o.term.name}" is deprecated.`
+  return `"${o.text}" is admitted; the preferred form is "${o.preferred}".`
+}
+
+/** Line and column just after the occurrence (the occurrence may span a line break between words). */
+function endPosition(o: Occurrence): { endLine: number; endColumn: number } {
+  let line = o.line
+  let column = o.column
+  for (let i = 0; i < o.text.length; i++) {
+    const c = o.text.charCodeAt(i)
+    if (c === 0x0a || (c === 0x0d && o.text.charCodeAt(i + 1) !== 0x0a)) {
+      line++
+      column = 1
+    } else {
+      column++
+    }
+  }
+  return { endLine: line, endColumn: column }
+}
+
+export function toSarif(
+  results: readonly { id: string; occurrences: readonly Occurrence[] }[],
+  version: string,
+): Record<string, unknown> {
+  const sarifResults = results.flatMap((r) =>
+    r.occurrences
+      .filter((o) => o.severity !== 'none')
+      .map((o) => {
+        const severity = o.severity as 'error' | 'warning' | 'info'
+        const ruleIndex = RULE_BY_SEVERITY[severity]
+        return {
+          ruleId: RULES[ruleIndex].id,
+          ruleIndex,
+          level: LEVEL[severity],
+          message: { text: messageOf(o) },
+          locations: [
+            {
+              physicalLocation: {
+                artifactLocation: { uri: r.id },
+                region: {
+                  startLine: o.line,
+                  startColumn: o.column,
+                  ...endPosition(o),
+                  charOffset: o.start,
+                  charLength: o.end - o.start,
+                  snippet: { text: o.text },
+                },
+              },
+            },
+          ],
+          properties: {
+            termId: o.term.id,
+            termSlug: o.term.slug,
+            notation: o.notation,
+            kind: o.kind,
+            ...(o.preferred ? { preferred: o.preferred } : {}),
+          },
+        }
+      }),
+  )
+  return {
+    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    version: '2.1.0',
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: 'glossary-validate',
+            version,
+            rules: RULES,
+          },
+        },
+        columnKind: 'utf16CodeUnits',
+        artifacts: results.map((r) => ({ location: { uri: r.id } })),
+        results: sarifResults,
+      },
+    ],
+  }
+}

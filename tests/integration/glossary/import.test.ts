@@ -1,0 +1,170 @@
+import { beforeAll, describe, expect, it } from 'vitest'
+import { em } from '#db/orm.ts'
+import { createApiKey, createTerm, createUser, type TestUser } from '#tests/factories.ts'
+import { useApiServer } from '#tests/http.ts'
+import { useTestDb } from '#tests/setup/db.ts'
+
+// Response bodies are inspected loosely, as JSON.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any
+useTestDb()
+const server = useApiServer()
+
+async function api(method: string, path: string, headers: Record<string, string>, body?: unknown) {
+  const res = await fetch(`${server.url()}/api/v1${path}`, {
+    method,
+    headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const text = await res.text()
+  return {
+    status: res.status,
+    headers: res.headers,
+    text,
+    json: text.startsWith('{') ? JSON.parse(text) : undefined,
+  }
+}
+
+async function termCount(): Promise<number> {
+  const rows = await em().execute<{ n: string }[]>('select count(*) as n from terms')
+  return Number(rows[0]!.n)
+}
+
+let editor: TestUser
+let key: Record<string, string>
+
+beforeAll(async () => {
+  editor = await createUser({ role: 'editor' })
+  const admin = await createUser({ role: 'admin' })
+  key = await createApiKey(editor.user.id, ['write', 'read'])
+  await api('POST', '/domains', admin.sessionHeaders, {
+    key: 'platform',
+    nameKo: '플랫폼',
+    nameEn: 'Platform',
+  })
+})
+
+describe('GET /import/template.csv', () => {
+  it('publishes a template that imports cleanly', async () => {
+    const res = await api('GET', '/import/template.csv', key)
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toMatch(/^text\/csv/)
+    // UTF-8 with a byte order mark (fetch's text() drops it), so spreadsheet programs read Korean correctly.
+    const bytes = new Uint8Array(
+      await (await fetch(`${server.url()}/api/v1/import/template.csv`, { headers: key })).arrayBuffer(),
+    )
+    expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf])
+    expect(res.text.split(/\r\n/)[0]).toBe(
+      'slug,name,fullName,nameEn,nameKo,preferred,admitted,deprecated,domains,categories,tags,status,definition,body,note',
+    )
+    // The template's own example rows pass a dry run (the "payments" domain does not exist here: one error).
+    const dry = await api('POST', '/import', key, { format: 'csv', csv: res.text, dryRun: true })
+    expect(dry.status).toBe(200)
+    expect(dry.json.rows.map((r: Json) => r.action)).toEqual(['created', 'error'])
+    expect(dry.json.rows[1].errors).toEqual([{ path: 'domains.0', message: 'Unknown domain "payments".' }])
+  })
+})
+
+describe('POST /import', () => {
+  it('a dry run reports created / updated / unchanged / error per row and writes nothing', async () => {
+    const existing = await createTerm({ name: 'Existing', slug: 'existing', definition: 'Same.' })
+    const same = await createTerm({ name: 'Same One', slug: 'same-one', definition: 'Same.' })
+    const before = await termCount()
+    const csv = [
+      'slug,name,definition,admitted,deprecated,domains,tags',
+      'existing,Existing,Changed definition.,EX,,platform,a;b',
+      'same-one,Same One,Same.,,,,',
+      ',Brand New,New one.,,BN,platform,',
+      ',Needs Work,,,,,',
+      'bad slug!,Bad,,,,,',
+      ',Unknown Domain,Def.,,,nope,',
+    ].join('\n')
+    const res = await api('POST', '/import', key, { format: 'csv', csv, dryRun: true })
+    expect(res.status).toBe(200)
+    expect(res.json).toMatchObject({
+      dryRun: true,
+      total: 6,
+      created: 2,
+      updated: 1,
+      unchanged: 1,
+      errors: 2,
+    })
+    // Present-but-empty cells clear a field: row 2 matches the stored content exactly, so it is unchanged.
+    expect(res.json.rows.map((r: Json) => [r.row, r.action, r.slug])).toEqual([
+      [1, 'updated', 'existing'],
+      [2, 'unchanged', 'same-one'],
+      [3, 'created', 'brand-new'],
+      [4, 'created', 'needs-work'],
+      [5, 'error', 'bad slug!'],
+      [6, 'error', 'unknown-domain'],
+    ])
+    expect(res.json.rows[0].termId).toBe(existing.id)
+    expect(res.json.rows[1].termId).toBe(same.id)
+    expect(res.json.rows[4].errors[0].path).toBe('slug')
+    expect(await termCount()).toBe(before)
+    expect((await api('GET', `/terms/existing`, key)).json.revision).toBe(1)
+  })
+
+  it('a real run with one bad row applies nothing', async () => {
+    const before = await termCount()
+    const queued = await em().execute('select count(*) as n from rag_index_queue')
+    const res = await api('POST', '/import', key, {
+      format: 'json',
+      wait: true,
+      rows: [
+        { name: 'Good One', definition: 'Fine.' },
+        { name: 'Good Two', notations: [{ text: 'G2', kind: 'admitted' }] },
+        { name: 'Broken', domains: ['missing-domain'] },
+      ],
+    })
+    expect(res.status).toBe(200)
+    expect(res.json).toMatchObject({ status: 'failed', created: 2, errors: 1, total: 3 })
+    expect(res.json.rows[2]).toMatchObject({ row: 3, action: 'error' })
+    expect(await termCount()).toBe(before)
+    expect(await em().execute('select count(*) as n from rag_index_queue')).toEqual(queued)
+  })
+
+  it('a real run is a job: 202, then progress and the report at GET /import/{jobId}', async () => {
+    const rows = Array.from({ length: 1200 }, (_, i) => ({
+      name: `Bulk Term ${i}`,
+      definition: i % 2 ? `Uses the SLA and the SLA again ${i}.` : '',
+      notations: [{ text: `BT${i}`, kind: 'admitted' }],
+      domains: i % 3 ? [] : ['platform'],
+    }))
+    const res = await api('POST', '/import', editor.sessionHeaders, { format: 'json', rows })
+    expect(res.status).toBe(202)
+    expect(res.json).toMatchObject({ status: 'running', total: 1200 })
+    expect(res.headers.get('location')).toBe(`/api/v1/import/${res.json.id}`)
+    let job = res.json
+    while (job.status === 'running') {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      job = (await api('GET', `/import/${res.json.id}`, editor.sessionHeaders)).json
+      expect(job.processed).toBeLessThanOrEqual(1200)
+    }
+    expect(job).toMatchObject({ status: 'succeeded', created: 1200, errors: 0, processed: 1200 })
+    expect(job.rows).toHaveLength(1200)
+    const t0 = (await api('GET', '/terms/bulk-term-0', key)).json
+    expect(t0).toMatchObject({ status: 'needs_completion', domains: ['platform'], revision: 1 })
+    const t1 = (await api('GET', '/terms/bulk-term-1', key)).json
+    expect(t1.status).toBe('active')
+    const queue = await em().execute<{ n: string }[]>(
+      `select count(*) as n from rag_index_queue q join terms t on t.id = q.source_id where t.name like 'Bulk Term %'`,
+    )
+    expect(Number(queue[0]!.n)).toBe(1200)
+    // Re-importing the same rows changes nothing.
+    const again = await api('POST', '/import', key, { format: 'json', rows, dryRun: true })
+    expect(again.json).toMatchObject({ unchanged: 1200, created: 0, updated: 0 })
+    // Terms mentioned in imported definitions become candidates (source import).
+    const candidates = await api('GET', '/candidates', key)
+    const sla = candidates.json.items.find((c: Json) => c.text === 'SLA')
+    expect(sla.sightings[0].source).toBe('import')
+  })
+
+  it('refuses unreadable CSV and unknown columns with 400', async () => {
+    expect((await api('POST', '/import', key, { format: 'csv', csv: 'name,colour\nA,red' })).status).toBe(400)
+    expect((await api('POST', '/import', key, { format: 'csv', csv: 'name\n"unterminated' })).status).toBe(
+      400,
+    )
+    expect((await api('POST', '/import', key, { format: 'json', csv: 'x' })).status).toBe(400)
+  })
+})
