@@ -24,7 +24,9 @@ export const links: LinksFunction = () => [
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await getSessionActor(request)
-  const user = actor ? { id: actor.user.id, name: actor.user.name, email: actor.user.email, role: actor.user.role } : null
+  const user = actor
+    ? { id: actor.user.id, name: actor.user.name, email: actor.user.email, role: actor.user.role }
+    : null
   return { lang: detectLang(request), user }
 }
 

@@ -6,13 +6,16 @@ export const TEST_TMP = path.resolve('tests/.tmp')
 /** The migrated template of this run, made by global-setup.ts and handed to the workers by environment. */
 export function templatePath(): string {
   const file = process.env.GLOSSARY_TEST_TEMPLATE
-  if (!file) throw new Error('GLOSSARY_TEST_TEMPLATE is not set: run the tests through vitest (global setup).')
+  if (!file)
+    throw new Error('GLOSSARY_TEST_TEMPLATE is not set: run the tests through vitest (global setup).')
   return file
 }
 
 /** The environment every test process starts from: embedded database in a temp folder, quiet logs. */
 export function testEnv(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
-  const runDir = process.env.GLOSSARY_TEST_TEMPLATE ? path.dirname(process.env.GLOSSARY_TEST_TEMPLATE) : TEST_TMP
+  const runDir = process.env.GLOSSARY_TEST_TEMPLATE
+    ? path.dirname(process.env.GLOSSARY_TEST_TEMPLATE)
+    : TEST_TMP
   return {
     NODE_ENV: 'test',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
