@@ -1,6 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { Form, Link, useLoaderData, useSearchParams } from '@remix-run/react'
 import { requireUser } from '#app/lib/pages.server.ts'
+import { Pager } from '#app/components/pager.tsx'
 import { useT } from '#app/root.tsx'
 import { ListAuditQuerySchema } from '#app/schemas/identity.ts'
 import { AUDIT_ACTIONS, AUDIT_PAGE_SIZE, listAudit } from '#app/services/audit/audit.server.ts'
@@ -36,12 +37,6 @@ export default function AuditPage() {
   const t = useT()
   const { items, total, page, actions, invalid, pageSize } = useLoaderData<typeof loader>()
   const [params] = useSearchParams()
-  const pages = Math.max(1, Math.ceil(total / pageSize))
-  const pageLink = (n: number) => {
-    const next = new URLSearchParams(params)
-    next.set('page', String(n))
-    return `?${next}`
-  }
   return (
     <section>
       <h1>{t('audit.title')}</h1>
@@ -100,11 +95,7 @@ export default function AuditPage() {
           ))}
         </tbody>
       </table>
-      <p className="muted">
-        {t('common.total')}: {total} · {t('common.page')} {page}/{pages}{' '}
-        {page > 1 ? <Link to={pageLink(page - 1)}>{t('common.previous')}</Link> : null}{' '}
-        {page < pages ? <Link to={pageLink(page + 1)}>{t('common.next')}</Link> : null}
-      </p>
+      <Pager total={total} page={page} pageSize={pageSize} />
     </section>
   )
 }

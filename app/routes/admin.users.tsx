@@ -1,7 +1,8 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
-import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
+import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
 import { Field, fieldError, FormError, OneTimeToken } from '#app/components/forms.tsx'
 import { clientOfPage, formAction, parseForm, requireUser, requireUserAction } from '#app/lib/pages.server.ts'
+import { Pager } from '#app/components/pager.tsx'
 import { useT, useOptionalUser } from '#app/root.tsx'
 import {
   ChangeRoleSchema,
@@ -70,12 +71,6 @@ export default function AdminUsersPage() {
     { ok: boolean; intent?: string; userId?: string; token?: string; formError?: string } | undefined
   const [params] = useSearchParams()
   const busy = useNavigation().state !== 'idle'
-  const pages = Math.max(1, Math.ceil(total / pageSize))
-  const pageLink = (n: number) => {
-    const next = new URLSearchParams(params)
-    next.set('page', String(n))
-    return `?${next}`
-  }
   return (
     <section>
       <h1>{t('users.title')}</h1>
@@ -166,11 +161,7 @@ export default function AdminUsersPage() {
           ))}
         </tbody>
       </table>
-      <p className="muted">
-        {t('common.total')}: {total} · {t('common.page')} {page}/{pages}{' '}
-        {page > 1 ? <Link to={pageLink(page - 1)}>{t('common.previous')}</Link> : null}{' '}
-        {page < pages ? <Link to={pageLink(page + 1)}>{t('common.next')}</Link> : null}
-      </p>
+      <Pager total={total} page={page} pageSize={pageSize} />
 
       <h2>{t('users.createAgent')}</h2>
       <p className="muted">{t('users.agentIntro')}</p>

@@ -9,6 +9,7 @@ import { FormError } from '#app/components/forms.tsx'
 import { fill, formatDate, termHref } from '#app/components/terms/ui.tsx'
 import type { MessageKey } from '#app/lib/i18n.ts'
 import { formAction, parseForm, requireUser, requireUserAction } from '#app/lib/pages.server.ts'
+import { Pager } from '#app/components/pager.tsx'
 import { useT } from '#app/root.tsx'
 import {
   CandidateParamsSchema,
@@ -75,12 +76,6 @@ export default function CandidatesPage() {
   const [params] = useSearchParams()
   const busy = useNavigation().state !== 'idle'
   const status = params.get('status') ?? 'open'
-  const pages = Math.max(1, Math.ceil(total / pageSize))
-  const pageLink = (n: number) => {
-    const next = new URLSearchParams(params)
-    next.set('page', String(n))
-    return `?${next}`
-  }
   return (
     <section>
       <h1>{t('candidates.title')}</h1>
@@ -174,11 +169,7 @@ export default function CandidatesPage() {
           </tbody>
         </table>
       )}
-      <p className="muted">
-        {t('common.total')}: {total} · {t('common.page')} {page}/{pages}{' '}
-        {page > 1 ? <Link to={pageLink(page - 1)}>{t('common.previous')}</Link> : null}{' '}
-        {page < pages ? <Link to={pageLink(page + 1)}>{t('common.next')}</Link> : null}
-      </p>
+      <Pager total={total} page={page} pageSize={pageSize} />
     </section>
   )
 }

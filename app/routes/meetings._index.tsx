@@ -1,6 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { Form, Link, useLoaderData, useSearchParams } from '@remix-run/react'
 import { requireUser } from '#app/lib/pages.server.ts'
+import { Pager } from '#app/components/pager.tsx'
 import { useT } from '#app/root.tsx'
 import { ListMeetingsQuerySchema } from '#app/schemas/meetings.ts'
 import { listMeetings } from '#app/services/meetings/meetings.server.ts'
@@ -24,12 +25,6 @@ export default function MeetingsPage() {
   const { items, total, page, pageSize } = useLoaderData<typeof loader>()
   const [params] = useSearchParams()
   const archived = params.get('status') === 'archived'
-  const pages = Math.max(1, Math.ceil(total / pageSize))
-  const pageLink = (n: number) => {
-    const next = new URLSearchParams(params)
-    next.set('page', String(n))
-    return `?${next}`
-  }
   return (
     <section>
       <h1>{t('meetings.title')}</h1>
@@ -77,11 +72,7 @@ export default function MeetingsPage() {
           ))}
         </tbody>
       </table>
-      <p className="muted">
-        {t('common.total')}: {total} · {t('common.page')} {page}/{pages}{' '}
-        {page > 1 ? <Link to={pageLink(page - 1)}>{t('common.previous')}</Link> : null}{' '}
-        {page < pages ? <Link to={pageLink(page + 1)}>{t('common.next')}</Link> : null}
-      </p>
+      <Pager total={total} page={page} pageSize={pageSize} />
     </section>
   )
 }

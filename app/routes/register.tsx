@@ -4,8 +4,8 @@ import {
   type LoaderFunctionArgs,
   type MetaFunction,
 } from '@remix-run/node'
-import { Form, Link, useActionData, useLoaderData } from '@remix-run/react'
-import { Field, fieldError, FormError } from '#app/components/forms.tsx'
+import { Link, useActionData, useLoaderData } from '@remix-run/react'
+import { SignUpForm } from '#app/components/sign-up-form.tsx'
 import {
   clientOfPage,
   formAction,
@@ -50,31 +50,11 @@ export default function RegisterPage() {
     <section>
       <h1>{t('register.title')}</h1>
       <p>{t('register.intro')}</p>
-      <Form method="post" className="stack">
-        <FormError result={result} />
-        <Field
-          label={t('field.email')}
-          name="email"
-          type="email"
-          required
-          autoComplete="username"
-          error={fieldError(result, 'email')}
-        />
-        <Field label={t('field.name')} name="name" autoComplete="name" error={fieldError(result, 'name')} />
-        <Field
-          label={t('field.password')}
-          name="password"
-          type="password"
-          required
-          minLength={8}
-          autoComplete="new-password"
-          error={fieldError(result, 'password')}
-        />
-        <button type="submit">{t('register.submit')}</button>
+      <SignUpForm result={result} submitLabel={t('register.submit')}>
         <p>
           {t('register.haveAccount')} <Link to="/login">{t('nav.login')}</Link>
         </p>
-      </Form>
+      </SignUpForm>
     </section>
   )
 }

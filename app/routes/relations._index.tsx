@@ -4,6 +4,7 @@ import { RelationItem } from '#app/components/content/relation-item.tsx'
 import type { MessageKey } from '#app/lib/i18n.ts'
 import { requireUser, requireUserAction } from '#app/lib/pages.server.ts'
 import { handleRelationReview } from '#app/lib/relation-actions.server.ts'
+import { Pager } from '#app/components/pager.tsx'
 import { useOptionalUser, useT } from '#app/root.tsx'
 import {
   ListRelationsQuerySchema,
@@ -38,12 +39,6 @@ export default function RelationsPage() {
   const busy = useNavigation().state !== 'idle'
   const [params] = useSearchParams()
   const canReview = user?.role === 'editor' || user?.role === 'admin'
-  const pages = Math.max(1, Math.ceil(total / pageSize))
-  const pageLink = (n: number) => {
-    const next = new URLSearchParams(params)
-    next.set('page', String(n))
-    return `?${next}`
-  }
   return (
     <section>
       <h1>{t('relations.queue')}</h1>
@@ -99,11 +94,7 @@ export default function RelationsPage() {
           {result.code === 'operation_conflict' ? t('relations.conflictVersion') : result.message}
         </p>
       ) : null}
-      <p className="muted">
-        {t('common.total')}: {total} · {t('common.page')} {page}/{pages}{' '}
-        {page > 1 ? <Link to={pageLink(page - 1)}>{t('common.previous')}</Link> : null}{' '}
-        {page < pages ? <Link to={pageLink(page + 1)}>{t('common.next')}</Link> : null}
-      </p>
+      <Pager total={total} page={page} pageSize={pageSize} />
     </section>
   )
 }

@@ -4,8 +4,8 @@ import {
   type LoaderFunctionArgs,
   type MetaFunction,
 } from '@remix-run/node'
-import { Form, useActionData } from '@remix-run/react'
-import { Field, fieldError, FormError } from '#app/components/forms.tsx'
+import { useActionData } from '@remix-run/react'
+import { SignUpForm } from '#app/components/sign-up-form.tsx'
 import { clientOfPage, formAction, isHttpsPage, parseForm, requireSameOrigin } from '#app/lib/pages.server.ts'
 import { useT } from '#app/root.tsx'
 import { SignUpSchema } from '#app/schemas/identity.ts'
@@ -39,28 +39,7 @@ export default function SetupPage() {
     <section>
       <h1>{t('setup.title')}</h1>
       <p>{t('setup.intro')}</p>
-      <Form method="post" className="stack">
-        <FormError result={result} />
-        <Field
-          label={t('field.email')}
-          name="email"
-          type="email"
-          required
-          autoComplete="username"
-          error={fieldError(result, 'email')}
-        />
-        <Field label={t('field.name')} name="name" autoComplete="name" error={fieldError(result, 'name')} />
-        <Field
-          label={t('field.password')}
-          name="password"
-          type="password"
-          required
-          minLength={8}
-          autoComplete="new-password"
-          error={fieldError(result, 'password')}
-        />
-        <button type="submit">{t('setup.submit')}</button>
-      </Form>
+      <SignUpForm result={result} submitLabel={t('setup.submit')} />
     </section>
   )
 }

@@ -10,6 +10,7 @@ import {
   termHref,
   useLang,
 } from '#app/components/terms/ui.tsx'
+import { Pager } from '#app/components/pager.tsx'
 import type { MessageKey } from '#app/lib/i18n.ts'
 import { requireUser } from '#app/lib/pages.server.ts'
 import { useOptionalUser, useT } from '#app/root.tsx'
@@ -49,12 +50,6 @@ export default function TermsPage() {
   const timer = useRef<ReturnType<typeof setTimeout>>()
   useEffect(() => () => clearTimeout(timer.current), [])
   const searching = navigation.state === 'loading' && navigation.location?.pathname === '/terms'
-  const pages = Math.max(1, Math.ceil(total / pageSize))
-  const pageLink = (n: number) => {
-    const next = new URLSearchParams(params)
-    next.set('page', String(n))
-    return `?${next}`
-  }
   const canEdit = user?.role === 'editor' || user?.role === 'admin'
   const deleted = params.get('deleted')
 
@@ -187,11 +182,7 @@ export default function TermsPage() {
           </tbody>
         </table>
       )}
-      <p className="muted">
-        {t('common.page')} {page}/{pages}{' '}
-        {page > 1 ? <Link to={pageLink(page - 1)}>{t('common.previous')}</Link> : null}{' '}
-        {page < pages ? <Link to={pageLink(page + 1)}>{t('common.next')}</Link> : null}
-      </p>
+      <Pager total={total} page={page} pageSize={pageSize} />
     </section>
   )
 }

@@ -2,6 +2,7 @@ import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { Form, Link, useLoaderData, useSearchParams } from '@remix-run/react'
 import type { MessageKey } from '#app/lib/i18n.ts'
 import { requireUser } from '#app/lib/pages.server.ts'
+import { Pager } from '#app/components/pager.tsx'
 import { useOptionalUser, useT } from '#app/root.tsx'
 import { ListWikiQuerySchema, WIKI_STATUS_VALUES } from '#app/schemas/wiki.ts'
 import { listWikiPages } from '#app/services/wiki/read.server.ts'
@@ -25,12 +26,6 @@ export default function WikiListPage() {
   const user = useOptionalUser()
   const { items, total, page, pageSize } = useLoaderData<typeof loader>()
   const [params] = useSearchParams()
-  const pages = Math.max(1, Math.ceil(total / pageSize))
-  const pageLink = (n: number) => {
-    const next = new URLSearchParams(params)
-    next.set('page', String(n))
-    return `?${next}`
-  }
   return (
     <section>
       <h1>{t('wiki.title')}</h1>
@@ -73,11 +68,7 @@ export default function WikiListPage() {
           </li>
         ))}
       </ul>
-      <p className="muted">
-        {t('common.total')}: {total} · {t('common.page')} {page}/{pages}{' '}
-        {page > 1 ? <Link to={pageLink(page - 1)}>{t('common.previous')}</Link> : null}{' '}
-        {page < pages ? <Link to={pageLink(page + 1)}>{t('common.next')}</Link> : null}
-      </p>
+      <Pager total={total} page={page} pageSize={pageSize} />
     </section>
   )
 }

@@ -33,7 +33,9 @@ export function createHttpApp(options: HttpAppOptions = {}): express.Express {
   const config = getConfig()
   const app = express()
   app.disable('x-powered-by')
-  app.set('trust proxy', config.trustProxyHeaders)
+  // Trust exactly one hop (the reverse proxy in front of us): with `true`, Express would take the left-most
+  // X-Forwarded-For entry, which any client can write itself and so pick its own rate-limit bucket.
+  app.set('trust proxy', config.trustProxyHeaders ? 1 : false)
 
   app.use((req, res, next) => {
     const incoming = req.get('x-request-id')
