@@ -1,6 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import { vector } from '@electric-sql/pglite/vector'
 import { MikroORM, type Options, type MigrationObject } from '@mikro-orm/core'
 import { Migrator } from '@mikro-orm/migrations'
@@ -50,7 +51,7 @@ export async function openPglite(dataPath?: string, loadDataDir?: Blob): Promise
     lockDataDir(dataPath)
   }
   try {
-    return await PGlite.create({ dataDir: dataPath, loadDataDir, extensions: { vector } })
+    return await PGlite.create({ dataDir: dataPath, loadDataDir, extensions: { vector, pg_trgm } })
   } catch (error) {
     if (dataPath) unlockDataDir(dataPath)
     throw error

@@ -5,6 +5,7 @@ import { Migration20261121000200_auth } from './Migration20261121000200_auth.ts'
 import { Migration20261121000300_identity } from './Migration20261121000300_identity.ts'
 import { Migration20261121000400_glossary } from './Migration20261121000400_glossary.ts'
 import { Migration20261121000500_content } from './Migration20261121000500_content.ts'
+import { Migration20261121000600_trigram } from './Migration20261121000600_trigram.ts'
 
 /**
  * Every migration in order. Listed explicitly rather than found on disk so that the bundled server build,
@@ -17,4 +18,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261121000300_identity', class: Migration20261121000300_identity },
   { name: 'Migration20261121000400_glossary', class: Migration20261121000400_glossary },
   { name: 'Migration20261121000500_content', class: Migration20261121000500_content },
+  { name: 'Migration20261121000600_trigram', class: Migration20261121000600_trigram },
 ]
