@@ -3,6 +3,7 @@ import type { ServerBuild } from '@remix-run/node'
 import { getConfig } from '#app/lib/config.server.ts'
 import { log } from '#app/lib/logger.server.ts'
 import { ensureEncryptionKey } from '#app/lib/secrets.server.ts'
+import { stopCompileWorker } from '#app/services/matching/compile-worker.ts'
 import { seedAdmin as seedAdminAccount } from '#app/services/auth/seed-admin.server.ts'
 import { applyMigrations, assertNoPendingMigrations } from '#db/migrator.ts'
 import { closeDb, initDb } from '#db/orm.ts'
@@ -79,6 +80,7 @@ class Lifecycle {
         clearTimeout(force)
       }
       await this.worker?.stop()
+      await stopCompileWorker()
       await closeQueue()
       await closeDb()
       log().info('stopped cleanly')

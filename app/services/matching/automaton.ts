@@ -33,12 +33,28 @@ export interface Automaton {
  * The trie is built with a temporary hash of edges, then frozen into the BFS layout described above.
  */
 export function buildAutomaton(patterns: readonly string[]): Automaton {
-  // Tables are built in a separate function so that the scan closure below does not keep the build's
-  // temporary arrays alive through a shared closure context.
-  const { rec, ch, term, dict, rootNext, stateCount } = buildTables(patterns)
+  return automatonFromTables(compileAutomaton(patterns))
+}
+
+/**
+ * The automaton as plain typed arrays: what a worker thread builds and transfers back without copying
+ * (see compile-worker.ts), so a large rebuild never occupies the event loop that answers requests.
+ */
+export interface AutomatonTables extends Tables {
+  patternCount: number
+}
+
+export function compileAutomaton(patterns: readonly string[]): AutomatonTables {
+  return { ...buildTables(patterns), patternCount: patterns.length }
+}
+
+/** An automaton over tables made by `compileAutomaton` (here or in a worker thread). */
+export function automatonFromTables(tables: AutomatonTables): Automaton {
+  // Destructured so that the scan closure below holds only the arrays it reads.
+  const { rec, ch, term, dict, rootNext, stateCount, patternCount } = tables
   const byteSize = rec.byteLength + ch.byteLength + term.byteLength + dict.byteLength + rootNext.byteLength
   return {
-    patternCount: patterns.length,
+    patternCount,
     stateCount,
     byteSize,
     scan(units, length, onMatch) {

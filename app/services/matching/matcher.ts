@@ -12,7 +12,7 @@
  * since both terms are really used there. Containment is judged after the boundary rules, so a longer
  * notation that fails its boundary does not hide a shorter one that passes.
  */
-import { buildAutomaton } from './automaton.ts'
+import { automatonFromTables, compileAutomaton, type AutomatonTables } from './automaton.ts'
 import { boundaryOk, charClass } from './boundary.ts'
 import { LineCursor } from './line-column.ts'
 import { normalizeKey, normalizeWithMap, originalEnd, originalStart } from './normalize.ts'
@@ -91,14 +91,28 @@ class Candidates {
  * normalized notation are reported together. Build cost is dominated by sorting the notations.
  */
 export function buildMatcher<P = unknown>(entries: readonly MatcherEntry<P>[]): Matcher<P> {
+  return matcherFromCompiled(entries, compileNotations(entries.map((entry) => entry.text)))
+}
+
+/**
+ * The expensive, data-only half of a build: normalized distinct notations, the notation index of each input
+ * text (-1 when it normalizes to nothing) and the automaton tables. Everything in it can be posted between
+ * threads (typed arrays are transferred), so it can run in a worker (compile-worker.ts).
+ */
+export interface CompiledNotations {
+  notations: string[]
+  groupOf: Int32Array
+  tables: AutomatonTables
+}
+
+export function compileNotations(texts: readonly string[]): CompiledNotations {
   const byKey = new Map<string, number>()
   const notations: string[] = []
-  const groups: MatcherEntry<P>[][] = []
-  let skipped = 0
-  for (const entry of entries) {
-    const key = normalizeKey(entry.text)
+  const groupOf = new Int32Array(texts.length)
+  for (let i = 0; i < texts.length; i++) {
+    const key = normalizeKey(texts[i])
     if (key.length === 0) {
-      skipped++
+      groupOf[i] = -1
       continue
     }
     let p = byKey.get(key)
@@ -106,12 +120,26 @@ export function buildMatcher<P = unknown>(entries: readonly MatcherEntry<P>[]): 
       p = notations.length
       byKey.set(key, p)
       notations.push(key)
-      groups.push([])
     }
-    groups[p].push(entry)
+    groupOf[i] = p
+  }
+  return { notations, groupOf, tables: compileAutomaton(notations) }
+}
+
+/** The cheap half: the matcher over `entries`, from `compileNotations` of their texts (in the same order). */
+export function matcherFromCompiled<P = unknown>(
+  entries: readonly MatcherEntry<P>[],
+  compiled: CompiledNotations,
+): Matcher<P> {
+  const { notations, groupOf } = compiled
+  const groups: MatcherEntry<P>[][] = notations.map(() => [])
+  let skipped = 0
+  for (let i = 0; i < entries.length; i++) {
+    if (groupOf[i] < 0) skipped++
+    else groups[groupOf[i]].push(entries[i])
   }
 
-  const automaton = buildAutomaton(notations)
+  const automaton = automatonFromTables(compiled.tables)
   const count = notations.length
   const patLen = new Int32Array(count)
   const leftClass = new Uint8Array(count)

@@ -1,5 +1,6 @@
 import { log } from '#app/lib/logger.server.ts'
-import { buildMatcher, type Matcher, type MatcherEntry } from '#app/services/matching/matcher.ts'
+import { compileNotationsOffThread, onCompileFallback } from '#app/services/matching/compile-worker.ts'
+import { matcherFromCompiled, type Matcher, type MatcherEntry } from '#app/services/matching/matcher.ts'
 import { onGlossaryChanged } from '#app/services/terms/events.server.ts'
 import { readGlossaryVersion } from '#app/services/terms/store.server.ts'
 import type { NotationKind, TermStatus } from '#db/entities/term.entity.ts'
@@ -118,8 +119,8 @@ export class FormStore {
     }
   }
 
-  /** A matcher and lookup map over the current forms. */
-  build(version: number, started: number, loaded = performance.now()): MatcherSnapshot {
+  /** A matcher and lookup map over the current forms; the automaton is compiled on a worker thread. */
+  async build(version: number, started: number, loaded = performance.now()): Promise<MatcherSnapshot> {
     const entries: MatcherEntry<FormPayload>[] = []
     const byKey = new Map<string, FormPayload[]>()
     for (const { ref, forms } of this.terms.values()) {
@@ -131,9 +132,10 @@ export class FormStore {
         else byKey.set(form.normalized, [payload])
       }
     }
+    const compiled = await compileNotationsOffThread(entries.map((entry) => entry.text))
     return {
       version,
-      matcher: buildMatcher(entries),
+      matcher: matcherFromCompiled(entries, compiled),
       byKey,
       terms: this.terms.size,
       forms: entries.length,
@@ -172,8 +174,8 @@ export class MatcherCache {
     this.dirty = true
     if (this.building || this.scheduled) return
     this.scheduled = true
-    // A short delay lets the response of the save that triggered this go out before the (synchronous) build
-    // occupies the event loop, and coalesces bursts of saves into one build.
+    // A short delay coalesces bursts of saves into one build (the automaton itself compiles on a worker
+    // thread, so the build does not occupy this event loop).
     setTimeout(() => {
       this.scheduled = false
       void this.rebuild().catch((err: unknown) => log().error({ err }, 'matcher rebuild failed'))
@@ -240,4 +242,7 @@ export class MatcherCache {
 
 /** The process-wide cache. */
 export const matcherCache = new MatcherCache()
+onCompileFallback((err) =>
+  log().warn({ err }, 'matcher compiler thread unavailable; compiling on the main thread'),
+)
 onGlossaryChanged(() => matcherCache.invalidate())
