@@ -9,7 +9,9 @@ export class Migration20261121000600_trigram extends Migration {
   override async up(): Promise<void> {
     this.addSql('create extension if not exists pg_trgm;')
     this.addSql('create index terms_search_text_trgm on terms using gin (search_text gin_trgm_ops);')
-    this.addSql('create index wiki_pages_search_text_trgm on wiki_pages using gin (search_text gin_trgm_ops);')
+    this.addSql(
+      'create index wiki_pages_search_text_trgm on wiki_pages using gin (search_text gin_trgm_ops);',
+    )
   }
 
   override async down(): Promise<void> {
