@@ -28,7 +28,8 @@ export const LIMITS = {
 /** Lowercase letters (any script), digits and single hyphens; never a UUID (ids and slugs share one path). */
 export const SLUG_PATTERN = /^[\p{Ll}\p{Lo}\p{Nd}]+(?:-[\p{Ll}\p{Lo}\p{Nd}]+)*$/u
 /** Slugs that would collide with fixed routes under /terms. */
-export const RESERVED_SLUGS = new Set(['suggest', 'lookup'])
+/** Slugs that are page or API addresses of their own (`/terms/new`, `/api/v1/terms/suggest`, …). */
+export const RESERVED_SLUGS = new Set(['suggest', 'lookup', 'new'])
 const UUID_LIKE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export const SlugSchema = z

@@ -22,6 +22,9 @@ export const WIKI_LIMITS = {
   pageSizeMax: 100,
 } as const
 
+/** `/wiki/new` is the create page. */
+export const WIKI_RESERVED_SLUGS = new Set(['new'])
+
 const UUID_LIKE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export const WikiSlugSchema = z
@@ -31,6 +34,7 @@ export const WikiSlugSchema = z
   .max(WIKI_LIMITS.slug)
   .regex(SLUG_PATTERN, 'use lowercase letters (any script), digits and single hyphens')
   .refine((s) => !UUID_LIKE.test(s), 'a slug must not look like a UUID')
+  .refine((s) => !WIKI_RESERVED_SLUGS.has(s), 'this slug is reserved')
   .meta({
     description: 'Address of the page (unique; never equal to a term slug).',
     example: '결제-흐름-개요',

@@ -38,6 +38,8 @@ describe('accounts in Chromium', () => {
     expect(new URL(page.url()).pathname).toBe('/login')
 
     await page.getByRole('link', { name: 'Create account' }).first().click()
+    // Wait for the register page itself: the login page has email/password fields too.
+    await page.getByRole('heading', { name: 'Create an account' }).waitFor()
     await fill(page, { email: 'Viewer@Example.test', password: 'viewer-password' })
     await page.getByRole('button', { name: 'Create account' }).last().click()
     await page.getByRole('link', { name: /Viewer@example.test|viewer@example.test/ }).waitFor()

@@ -2,7 +2,12 @@ import crypto from 'node:crypto'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { AppError, validationError } from '#app/lib/errors.server.ts'
 import { enqueueIndex } from '#app/services/index-queue/enqueue.server.ts'
-import type { CreateTermInput, MergeTermInput, UpdateTermInput } from '#app/schemas/terms.ts'
+import {
+  RESERVED_SLUGS,
+  type CreateTermInput,
+  type MergeTermInput,
+  type UpdateTermInput,
+} from '#app/schemas/terms.ts'
 import { em } from '#db/orm.ts'
 import {
   contentHash,
@@ -40,7 +45,7 @@ async function freeSlugFrom(tx: EntityManager, base: string): Promise<string> {
     `select slug from terms where slug like ? and deleted_at is null union select slug from term_old_slugs where slug like ?`,
     [`${base}%`, `${base}%`],
   )
-  const taken = new Set(rows.map((r) => r.slug))
+  const taken = new Set([...rows.map((r) => r.slug), ...RESERVED_SLUGS])
   if (!taken.has(base)) return base
   for (let n = 2; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`
 }

@@ -1,3 +1,4 @@
+import { WIKI_RESERVED_SLUGS } from '#app/schemas/wiki.ts'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { AppError } from '#app/lib/errors.server.ts'
 
@@ -67,7 +68,7 @@ export async function chooseWikiSlug(
     `select slug from wiki_pages where slug = ? or slug like ? escape '\\'`,
     [base, `${base.replace(/[\\%_]/g, (c) => `\\${c}`)}-%`],
   )
-  const taken = new Set(rows.map((r) => r.slug))
+  const taken = new Set([...rows.map((r) => r.slug), ...WIKI_RESERVED_SLUGS])
   for (let n = 1; ; n++) {
     const candidate = n === 1 ? base : `${base}-${n}`
     if (taken.has(candidate)) continue
