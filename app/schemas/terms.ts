@@ -339,22 +339,25 @@ export const RevisionSchema = RevisionSummarySchema.extend({
   }),
 })
 
+/** One field of a revision diff (terms and wiki pages alike). */
+export const FieldDiffSchema = z.object({
+  field: z.string(),
+  changed: z.boolean(),
+  before: z.unknown(),
+  after: z.unknown(),
+  changes: z
+    .array(z.object({ value: z.string(), added: z.boolean(), removed: z.boolean() }))
+    .optional()
+    .meta({
+      description: 'Line diff of a long text field, or item diff of a list; only for changed fields.',
+    }),
+})
+
 export const RevisionDiffSchema = z.object({
   termId: z.uuid(),
   from: RevisionSummarySchema,
   to: RevisionSummarySchema,
-  fields: z.array(
-    z.object({
-      field: z.string(),
-      changed: z.boolean(),
-      before: z.unknown(),
-      after: z.unknown(),
-      changes: z
-        .array(z.object({ value: z.string(), added: z.boolean(), removed: z.boolean() }))
-        .optional()
-        .meta({ description: 'Line diff (definition, body) or item diff (lists) of a changed field.' }),
-    }),
-  ),
+  fields: z.array(FieldDiffSchema),
 })
 
 export const MergeResponseSchema = z.object({ merged: TermSchema, into: TermSchema })

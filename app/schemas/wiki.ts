@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { charLength } from './relations.ts'
-import { SLUG_PATTERN } from './terms.ts'
+import { FieldDiffSchema, SLUG_PATTERN } from './terms.ts'
 
 /**
  * Request and response shapes of the wiki API (docs/decisions/009-wiki-and-meetings.md). Shared by the API
@@ -237,16 +237,5 @@ export const WikiDiffSchema = z.object({
   slug: z.string(),
   from: RevisionSummarySchema,
   to: RevisionSummarySchema,
-  fields: z.array(
-    z.object({
-      field: z.string(),
-      changed: z.boolean(),
-      before: z.unknown(),
-      after: z.unknown(),
-      changes: z
-        .array(z.object({ value: z.string(), added: z.boolean(), removed: z.boolean() }))
-        .optional()
-        .meta({ description: 'Line diff for content; item diff for lists. Only for changed fields.' }),
-    }),
-  ),
+  fields: z.array(FieldDiffSchema),
 })

@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/postgresql'
 import { UniqueConstraintViolationException } from '@mikro-orm/core'
 import { getConfig } from '#app/lib/config.server.ts'
 import { AppError } from '#app/lib/errors.server.ts'
@@ -32,6 +33,41 @@ export const INVALID_CREDENTIALS = 'The email or password is incorrect.'
  */
 export const LOGIN_EMAIL_LIMIT_FACTOR = 3
 
+/**
+ * The shared half of setup and registration, inside their transaction: the password account, its first
+ * session and the audit record, so that either all three exist or none.
+ */
+async function createSignedInAccount(
+  tx: EntityManager,
+  input: SignUpInput & {
+    client: ClientInfo
+    passwordHash: string
+    role: 'admin' | 'viewer'
+    action: 'setup' | 'auth.register'
+  },
+): Promise<SignedIn> {
+  const user = tx.create(User, {
+    email: input.email,
+    name: input.name || input.email,
+    role: input.role,
+    authType: 'password',
+    passwordHash: input.passwordHash,
+  })
+  await tx.flush()
+  const { token } = await createSession(user.id, input.client, tx)
+  await recordAudit(
+    {
+      action: input.action,
+      actor: { userId: user.id, label: user.email },
+      target: userTarget(user.id),
+      client: input.client,
+      details: { email: user.email, role: user.role },
+    },
+    tx,
+  )
+  return { user: toUserDto(user), token }
+}
+
 const setupDone = () => new AppError('forbidden', 'Setup is already done; sign in instead.')
 
 /**
@@ -48,26 +84,7 @@ export async function setupFirstAdmin(input: SignUpInput & { client: ClientInfo 
   return manager.transactional(async (tx) => {
     await lockSetup(tx)
     if (await tx.count(User, {})) throw setupDone()
-    const user = tx.create(User, {
-      email: input.email,
-      name: input.name || input.email,
-      role: 'admin',
-      authType: 'password',
-      passwordHash,
-    })
-    await tx.flush()
-    const { token } = await createSession(user.id, input.client, tx)
-    await recordAudit(
-      {
-        action: 'setup',
-        actor: { userId: user.id, label: user.email },
-        target: userTarget(user.id),
-        client: input.client,
-        details: { email: user.email, role: user.role },
-      },
-      tx,
-    )
-    return { user: toUserDto(user), token }
+    return createSignedInAccount(tx, { ...input, passwordHash, role: 'admin', action: 'setup' })
   })
 }
 
@@ -94,28 +111,9 @@ export async function registerUser(input: SignUpInput & { client: ClientInfo }):
   if (await findUserByEmail(input.email, {}, manager)) throw emailTaken()
   const passwordHash = await hashPassword(input.password)
   try {
-    return await manager.transactional(async (tx) => {
-      const user = tx.create(User, {
-        email: input.email,
-        name: input.name || input.email,
-        role: 'viewer',
-        authType: 'password',
-        passwordHash,
-      })
-      await tx.flush()
-      const { token } = await createSession(user.id, input.client, tx)
-      await recordAudit(
-        {
-          action: 'auth.register',
-          actor: { userId: user.id, label: user.email },
-          target: userTarget(user.id),
-          client: input.client,
-          details: { email: user.email, role: user.role },
-        },
-        tx,
-      )
-      return { user: toUserDto(user), token }
-    })
+    return await manager.transactional((tx) =>
+      createSignedInAccount(tx, { ...input, passwordHash, role: 'viewer', action: 'auth.register' }),
+    )
   } catch (error) {
     if (error instanceof UniqueConstraintViolationException) throw emailTaken()
     throw error
