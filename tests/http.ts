@@ -18,3 +18,28 @@ export function useApiServer(): { url: () => string } {
   })
   return { url: () => base }
 }
+
+/** A JSON call to the test server; the body of the answer is parsed loosely (tests inspect it as JSON). */
+export async function apiCall(
+  baseUrl: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: unknown,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+): Promise<{ status: number; headers: Headers; contentType: string | null; text: string; json: any }> {
+  const res = await fetch(`${baseUrl}/api/v1${path}`, {
+    method,
+    headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const text = await res.text()
+  return {
+    status: res.status,
+    headers: res.headers,
+    contentType: res.headers.get('content-type'),
+    text,
+    // Only JSON bodies are parsed: CSV templates and empty 204s come back as text.
+    json: /^\s*[[{]/.test(text) ? JSON.parse(text) : undefined,
+  }
+}

@@ -8,21 +8,9 @@ import { em } from '#db/orm.ts'
 import type { TermContent, TermNotationValue } from './content.server.ts'
 import { parseJson, resolveTermId, uuidArray } from './store.server.ts'
 
-/** The term as the API returns it. */
-export interface TermDto {
+/** The term as the API returns it: its current content plus identity, history and addresses. */
+export interface TermDto extends TermContent {
   id: string
-  slug: string
-  name: string
-  fullName: string | null
-  nameEn: string | null
-  nameKo: string | null
-  notations: TermNotationValue[]
-  domains: string[]
-  categories: string[]
-  tags: string[]
-  status: TermStatus
-  definition: string
-  body: string
   revision: number
   mergedInto: { id: string; slug: string; name: string } | null
   oldSlugs: string[]

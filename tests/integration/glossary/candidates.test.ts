@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { findCandidates, whenCandidatesIdle } from '#app/services/candidates/candidates.server.ts'
 import { matcherCache } from '#app/services/validation/matcher-cache.server.ts'
 import { createApiKey, createTerm, createUser, type TestUser } from '#tests/factories.ts'
-import { useApiServer } from '#tests/http.ts'
+import { apiCall, useApiServer } from '#tests/http.ts'
 import { useTestDb } from '#tests/setup/db.ts'
 
 // Response bodies are inspected loosely, as JSON.
@@ -11,15 +11,8 @@ type Json = any
 useTestDb()
 const server = useApiServer()
 
-async function api(method: string, path: string, headers: Record<string, string>, body?: unknown) {
-  const res = await fetch(`${server.url()}/api/v1${path}`, {
-    method,
-    headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  const text = await res.text()
-  return { status: res.status, json: text ? JSON.parse(text) : undefined }
-}
+const api = (method: string, path: string, headers: Record<string, string>, body?: unknown) =>
+  apiCall(server.url(), method, path, headers, body)
 
 let editor: TestUser
 let validateKey: Record<string, string>

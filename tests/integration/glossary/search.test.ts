@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { em } from '#db/orm.ts'
 import { createApiKey, createTerm, createUser, type TestUser } from '#tests/factories.ts'
-import { useApiServer } from '#tests/http.ts'
+import { apiCall, useApiServer } from '#tests/http.ts'
 import { useTestDb } from '#tests/setup/db.ts'
 
 // Response bodies are inspected loosely, as JSON.
@@ -10,15 +10,8 @@ type Json = any
 useTestDb()
 const server = useApiServer()
 
-async function api(method: string, path: string, headers: Record<string, string>, body?: unknown) {
-  const res = await fetch(`${server.url()}/api/v1${path}`, {
-    method,
-    headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  const text = await res.text()
-  return { status: res.status, json: text ? JSON.parse(text) : undefined }
-}
+const api = (method: string, path: string, headers: Record<string, string>, body?: unknown) =>
+  apiCall(server.url(), method, path, headers, body)
 
 let admin: TestUser
 let viewer: TestUser
