@@ -48,6 +48,8 @@ export interface Endpoint<
   successStatus?: number
   /** Response body schema for the document (not enforced at run time). */
   response?: z.ZodType
+  /** Schema of each line when the client asks for a stream (`Accept: application/x-ndjson`). */
+  ndjson?: z.ZodType
   /** Error codes worth listing in the document besides the common ones. */
   errors?: ErrorCode[]
   handler(ctx: HandlerContext<z.output<P>, z.output<Q>, z.output<B>>): Promise<unknown>

@@ -102,9 +102,18 @@ export function buildOpenApiDocument(endpoints: Endpoint[], version: string): Re
       parameters: [...parameters(endpoint.params, 'path'), ...parameters(endpoint.query, 'query')],
       responses: {
         [status]: {
-          description: 'Success',
+          description: endpoint.ndjson
+            ? 'Success. As `application/x-ndjson`: a stream with one such object per line.'
+            : 'Success',
           ...(endpoint.response && status !== '204'
-            ? { content: { 'application/json': { schema: toSchema(endpoint.response, 'output') } } }
+            ? {
+                content: {
+                  'application/json': { schema: toSchema(endpoint.response, 'output') },
+                  ...(endpoint.ndjson
+                    ? { 'application/x-ndjson': { schema: toSchema(endpoint.ndjson, 'output') } }
+                    : {}),
+                },
+              }
             : {}),
         },
         ...errorResponses(endpoint),

@@ -1,28 +1,29 @@
 import {
   data,
-  MaxPartSizeExceededError,
   redirect,
-  unstable_createMemoryUploadHandler,
-  unstable_parseMultipartFormData,
   type ActionFunctionArgs,
   type LoaderFunctionArgs,
   type MetaFunction,
 } from '@remix-run/node'
-import { Form, Link, useActionData, useFetcher, useLoaderData, useNavigation } from '@remix-run/react'
-import { useEffect } from 'react'
+import {
+  Form,
+  Link,
+  useActionData,
+  useFetcher,
+  useLoaderData,
+  useNavigate,
+  useNavigation,
+} from '@remix-run/react'
+import { useEffect, useState, type FormEvent } from 'react'
 import { FormError } from '#app/components/forms.tsx'
 import { orNotFound } from '#app/components/terms/loaders.server.ts'
 import { fill, formatDate, termHref } from '#app/components/terms/ui.tsx'
 import { AppError } from '#app/lib/errors.server.ts'
 import type { MessageKey } from '#app/lib/i18n.ts'
+import { readImportForm } from '#app/lib/import-form.server.ts'
 import { requireUser, requireUserAction, type FormFailure } from '#app/lib/pages.server.ts'
 import { useT } from '#app/root.tsx'
-import {
-  IMPORT_MAX_BYTES,
-  IMPORT_MAX_ROWS,
-  ImportJobParamsSchema,
-  ImportSchema,
-} from '#app/schemas/import.ts'
+import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, ImportJobParamsSchema } from '#app/schemas/import.ts'
 import {
   getImportJob,
   runImport,
@@ -41,65 +42,24 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return { job, maxBytes: IMPORT_MAX_BYTES, maxRows: IMPORT_MAX_ROWS }
 }
 
-const uploadHandler = unstable_createMemoryUploadHandler({ maxPartSize: IMPORT_MAX_BYTES })
-
-type Format = 'csv' | 'json'
-
-function failure(formError: string, status = 400) {
-  return data<FormFailure>({ ok: false, formError }, { status })
-}
-
 export async function action({ request }: ActionFunctionArgs) {
   const actor = await requireUserAction(request, 'editor')
-  let form: FormData
+  const form = await readImportForm(request)
+  if (!form.ok) return data<FormFailure>({ ok: false, formError: form.formError }, { status: form.status })
   try {
-    form = await unstable_parseMultipartFormData(request, uploadHandler)
-  } catch (error) {
-    if (error instanceof MaxPartSizeExceededError) {
-      return failure(`The file may be at most ${Math.floor(IMPORT_MAX_BYTES / 1024 / 1024)} MB.`, 413)
-    }
-    throw error
-  }
-  const intent = form.get('intent') === 'apply' ? 'apply' : 'dry-run'
-  const file = form.get('file')
-  const fileName = file instanceof File && file.size > 0 ? file.name : String(form.get('fileName') ?? '')
-  const content =
-    file instanceof File && file.size > 0
-      ? await file.text()
-      : String(form.get('content') ?? '').replace(/\r\n/g, '\n')
-  if (!content.trim()) return failure('Choose a CSV or JSON file, or paste its content.')
-  const chosen = String(form.get('format') ?? 'auto')
-  const format: Format =
-    chosen === 'csv' || chosen === 'json'
-      ? chosen
-      : /\.json$/i.test(fileName) || /^\s*[[{]/.test(content.replace(/^\uFEFF/, ''))
-        ? 'json'
-        : 'csv'
-  let body: Record<string, unknown>
-  if (format === 'json') {
-    let parsedJson: unknown
-    try {
-      parsedJson = JSON.parse(content.replace(/^\uFEFF/, ''))
-    } catch {
-      return failure('The file is not valid JSON.')
-    }
-    const rows = Array.isArray(parsedJson) ? parsedJson : (parsedJson as { rows?: unknown } | null)?.rows
-    if (!Array.isArray(rows))
-      return failure('JSON must be an array of terms, or an object with a `rows` array.')
-    body = { format, rows }
-  } else {
-    body = { format, csv: content }
-  }
-  const input = ImportSchema.safeParse({ ...body, dryRun: intent === 'dry-run' })
-  if (!input.success) {
-    return failure(input.error.issues.map((i) => `${i.path.join('.') || 'file'}: ${i.message}`).join(' '))
-  }
-  try {
-    const result = await runImport({ input: input.data, actorId: actor.user.id })
+    const result = await runImport({ input: form.input, actorId: actor.user.id })
     if (result.kind === 'job') return redirect(`/import?job=${result.job.id}`)
-    return { ok: true as const, report: result.report, content, format, fileName }
+    return {
+      ok: true as const,
+      report: result.report,
+      content: form.content,
+      format: form.format,
+      fileName: form.fileName,
+    }
   } catch (error) {
-    if (error instanceof AppError) return failure(error.message, error.status)
+    if (error instanceof AppError) {
+      return data<FormFailure>({ ok: false, formError: error.message }, { status: error.status })
+    }
     throw error
   }
 }
@@ -173,17 +133,21 @@ function Counts({
 
 const POLL_MS = 700
 
-/** A running job's progress: polled through the job resource route with JavaScript, a page refresh without. */
-function JobProgress({ initial }: { initial: ImportJobDto }) {
+/**
+ * A job's progress. A job started from this page with JavaScript arrives `streamed` (the parent passes each
+ * state read from the apply response); one opened by its address is polled through the job resource route
+ * with JavaScript, and refreshed without.
+ */
+function JobProgress({ initial, streamed = false }: { initial: ImportJobDto; streamed?: boolean }) {
   const t = useT()
   const poll = useFetcher<{ job: ImportJobDto }>()
-  const job = poll.data?.job ?? initial
+  const job = streamed ? initial : (poll.data?.job ?? initial)
   const running = job.status === 'running'
   useEffect(() => {
-    if (!running || poll.state !== 'idle') return
+    if (streamed || !running || poll.state !== 'idle') return
     const timer = setTimeout(() => poll.load(`/import/${job.id}`), POLL_MS)
     return () => clearTimeout(timer)
-  }, [running, poll, job.id])
+  }, [streamed, running, poll, job.id])
   return (
     <section aria-labelledby="job-title" data-testid="import-job" data-status={job.status}>
       {running ? (
@@ -216,12 +180,78 @@ function JobProgress({ initial }: { initial: ImportJobDto }) {
   )
 }
 
+/**
+ * Applies an import through the streamed apply route: reads the job's states line by line as the import
+ * advances, then opens the finished job (whose page shows the per-row report).
+ */
+function useStreamedApply() {
+  const t = useT()
+  const navigate = useNavigate()
+  const [live, setLive] = useState<ImportJobDto | null>(null)
+  const [streaming, setStreaming] = useState(false)
+  const [error, setError] = useState<string | null>(null)
+
+  async function apply(body: FormData) {
+    setStreaming(true)
+    setError(null)
+    setLive(null)
+    let last: ImportJobDto | null = null
+    try {
+      const res = await fetch('/import/apply', {
+        method: 'POST',
+        body,
+        headers: { Accept: 'application/x-ndjson' },
+      })
+      if (!res.ok || !res.body || !res.headers.get('content-type')?.includes('ndjson')) {
+        const failure = (await res.json().catch(() => null)) as { formError?: string } | null
+        setError(failure?.formError ?? t('import.streamLost'))
+        return
+      }
+      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader()
+      let buffered = ''
+      for (;;) {
+        const { value, done } = await reader.read()
+        if (done) break
+        buffered += value
+        const lines = buffered.split('\n')
+        buffered = lines.pop() ?? ''
+        for (const line of lines) {
+          if (!line.trim()) continue
+          last = JSON.parse(line) as ImportJobDto
+          setLive(last)
+        }
+      }
+      if (!last || last.status === 'running') throw new Error('stream ended early')
+      navigate(`/import?job=${last.id}`)
+    } catch {
+      setError(t('import.streamLost'))
+    } finally {
+      setStreaming(false)
+    }
+  }
+
+  /** Form submit handler: applies are streamed; dry runs are left to the Remix form. */
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    const submitter = (event.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null
+    const body = new FormData(event.currentTarget)
+    if (submitter?.name) body.set(submitter.name, submitter.value)
+    if (body.get('intent') !== 'apply') return
+    event.preventDefault()
+    void apply(body)
+  }
+
+  return { live, streaming, error, onSubmit }
+}
+
 export default function ImportPage() {
   const t = useT()
   const { job, maxBytes, maxRows } = useLoaderData<typeof loader>()
   const result = useActionData<typeof action>()
-  const busy = useNavigation().state !== 'idle'
+  const streamedApply = useStreamedApply()
+  const busy = useNavigation().state !== 'idle' || streamedApply.streaming
   const report = result && result.ok ? result : undefined
+  // The streamed job until its own page (with the report) has loaded.
+  const live = streamedApply.live && streamedApply.live.id !== job?.id ? streamedApply.live : null
   return (
     <section>
       <h1>{t('import.title')}</h1>
@@ -232,9 +262,23 @@ export default function ImportPage() {
         </a>
       </p>
 
-      {job ? <JobProgress key={job.id} initial={job} /> : null}
+      {live ? (
+        <JobProgress key={live.id} initial={live} streamed />
+      ) : job ? (
+        <JobProgress key={job.id} initial={job} />
+      ) : null}
+      {streamedApply.error ? (
+        <p role="alert" className="error">
+          {streamedApply.error}
+        </p>
+      ) : null}
 
-      <Form method="post" encType="multipart/form-data" className="stack wide">
+      <Form
+        method="post"
+        encType="multipart/form-data"
+        className="stack wide"
+        onSubmit={streamedApply.onSubmit}
+      >
         <FormError result={result} />
         <label>
           {t('import.file')}
@@ -268,7 +312,7 @@ export default function ImportPage() {
             {fill(t('import.dryRunTitle'), { file: report.fileName || report.format.toUpperCase() })}
           </h2>
           <Counts counts={report.report} />
-          <Form method="post" encType="multipart/form-data">
+          <Form method="post" encType="multipart/form-data" onSubmit={streamedApply.onSubmit}>
             <input type="hidden" name="intent" value="apply" />
             <input type="hidden" name="format" value={report.format} />
             <input type="hidden" name="fileName" value={report.fileName} />

@@ -1,5 +1,8 @@
 import crypto from 'node:crypto'
 import path from 'node:path'
+import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web'
 import { createRequestHandler } from '@remix-run/express'
 import type { ServerBuild } from '@remix-run/node'
 import express, { type Request as ExpressRequest, type Response as ExpressResponse } from 'express'
@@ -124,7 +127,19 @@ async function serveApi(req: ExpressRequest, res: ExpressResponse): Promise<void
   })
   const cookies = response.headers.getSetCookie()
   if (cookies.length) res.setHeader('Set-Cookie', cookies)
-  res.end(req.method === 'HEAD' ? undefined : Buffer.from(await response.arrayBuffer()))
+  if (req.method === 'HEAD' || !response.body) {
+    res.end()
+    return
+  }
+  // Streamed, not buffered: progress streams (application/x-ndjson) must reach the client as they are written.
+  await pipeline(Readable.fromWeb(response.body as NodeReadableStream<Uint8Array>), res).catch(
+    (err: unknown) => {
+      // A client that goes away mid-stream is not an error of ours.
+      if ((err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') {
+        log().warn({ err, requestId: res.locals.requestId }, 'response stream failed')
+      }
+    },
+  )
 }
 
 /** Reads the body up to the limit; past it the rest is drained unread so the client still gets its 413. */

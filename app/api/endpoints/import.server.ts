@@ -1,4 +1,5 @@
 import { endpoint } from '#app/api/endpoint.server.ts'
+import { wantsNdjson } from '#app/lib/live-jobs.server.ts'
 import {
   IMPORT_MAX_BYTES,
   ImportJobParamsSchema,
@@ -8,6 +9,7 @@ import {
 } from '#app/schemas/import.ts'
 import {
   getImportJob,
+  importProgressResponse,
   importResponse,
   importTemplateCsv,
   runImport,
@@ -21,15 +23,18 @@ export const IMPORT_ENDPOINTS = [
     operationId: 'importTerms',
     summary: 'Import terms from CSV or JSON (dry run or one-transaction real run)',
     description:
-      'Rows are matched to terms by slug (given, or derived from the name; old slugs count): a match is updated, otherwise created. `dryRun: true` answers 200 with the per-row report (created / updated / unchanged / error with reasons) and writes nothing. A real run is ONE transaction (a single bad row applies nothing) and runs as a job: 202 with the job (poll GET /import/{jobId}), or 200 with the finished job when `wait: true`. At most 10,000 rows.',
+      'Rows are matched to terms by slug (given, or derived from the name; old slugs count): a match is updated, otherwise created. `dryRun: true` answers 200 with the per-row report (created / updated / unchanged / error with reasons) and writes nothing. A real run is ONE transaction (a single bad row applies nothing) and runs as a job: 202 with the job (poll GET /import/{jobId}), or 200 with the finished job when `wait: true`. With `Accept: application/x-ndjson` a real run answers 200 and streams the job as it advances, one JSON line after each batch of rows written, the last line being the finished job with its per-row report; this is the way to follow progress on the embedded database, where the import transaction holds the only connection and a poll waits until it commits. At most 10,000 rows.',
     tag: 'import',
     access: { kind: 'scoped', scope: 'write', minRole: 'editor' },
     body: ImportSchema,
     maxBodyBytes: IMPORT_MAX_BYTES,
     response: ImportReportSchema.or(ImportJobSchema),
+    ndjson: ImportJobSchema,
     errors: ['payload_too_large'],
-    handler: async ({ body, actor }) =>
-      importResponse(await runImport({ input: body, actorId: actor!.user.id })),
+    handler: async ({ body, actor, request }) =>
+      importResponse(await runImport({ input: body, actorId: actor!.user.id }), {
+        stream: wantsNdjson(request),
+      }),
   }),
   endpoint({
     method: 'GET',
@@ -47,11 +52,15 @@ export const IMPORT_ENDPOINTS = [
     path: '/import/{jobId}',
     operationId: 'getImportJob',
     summary: 'Progress of an import job, and its per-row report once finished',
+    description:
+      'With `Accept: application/x-ndjson` the job is streamed as it advances (one JSON line per change, the last being the finished job).',
     tag: 'import',
     access: { kind: 'scoped', scope: 'write', minRole: 'editor' },
     params: ImportJobParamsSchema,
     response: ImportJobSchema,
+    ndjson: ImportJobSchema,
     errors: ['not_found'],
-    handler: async ({ params }) => getImportJob(params),
+    handler: async ({ params, request }) =>
+      wantsNdjson(request) ? importProgressResponse(params.jobId) : getImportJob(params),
   }),
 ]

@@ -161,6 +161,8 @@ export const termsEn = {
   'import.progress': 'Import progress',
   'import.processed': '{processed} of {total} rows',
   'import.refresh': 'Refresh',
+  'import.streamLost':
+    'The connection was lost while importing; the job may still finish. Reload the import page to see it.',
 } as const
 
 export const termsKo: Record<keyof typeof termsEn, string> = {
@@ -321,4 +323,6 @@ export const termsKo: Record<keyof typeof termsEn, string> = {
   'import.progress': '가져오기 진행률',
   'import.processed': '{total}행 중 {processed}행',
   'import.refresh': '새로 고침',
+  'import.streamLost':
+    '가져오는 중에 연결이 끊겼습니다. 작업은 계속될 수 있으니 가져오기 페이지를 다시 불러와 확인하세요.',
 }

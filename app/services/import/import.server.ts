@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import { parse } from 'csv-parse/sync'
 import { z } from 'zod'
 import { AppError, validationError, type Problem } from '#app/lib/errors.server.ts'
+import { LiveJobs, ndjsonResponse } from '#app/lib/live-jobs.server.ts'
 import { log } from '#app/lib/logger.server.ts'
 import { IMPORT_MAX_ROWS, type ImportInput } from '#app/schemas/import.ts'
 import {
@@ -348,8 +349,11 @@ function rowsOf(input: ImportInput): Record<string, unknown>[] {
   return input.format === 'csv' ? csvToRows(input.csv ?? '') : (input.rows ?? [])
 }
 
-/** In-process progress of running jobs (the row holds the final state). */
-const running = new Map<string, ImportJobDto>()
+/** Running jobs' live progress (the `import_jobs` row holds the final state). */
+const importJobs = new LiveJobs<ImportJobDto>()
+
+/** Rows written per statement batch; progress advances after each. */
+const WRITE_BATCH = 500
 
 const iso = (v: Date | string | null) =>
   v === null ? null : (v instanceof Date ? v : new Date(v)).toISOString()
@@ -390,8 +394,10 @@ export async function runImport(options: {
     [job.id, job.format, job.total, options.actorId, job.createdAt],
     'run',
   )
-  running.set(job.id, job)
-  const done = executeImport(job, rows, options.actorId).finally(() => running.delete(job.id))
+  const done = importJobs
+    .run(job, (changed) => executeImport(job, rows, options.actorId, changed))
+    .then((written) => gatherImportCandidates(written))
+    .catch((err: unknown) => log().error({ err, jobId: job.id }, 'import job failed'))
   if (options.input.wait) {
     await done
     return { kind: 'job', job: await getImportJob({ jobId: job.id }), finished: true }
@@ -400,70 +406,89 @@ export async function runImport(options: {
   return { kind: 'job', job: { ...job }, finished: false }
 }
 
+/**
+ * Plans and writes an import in one transaction, advancing `job` after each batch of rows, then records the
+ * outcome on the job's row. The live job shows the outcome only once the row holds it, so a reader that
+ * sees a finished job always finds its report. Answers the terms written (none when it failed).
+ */
 async function executeImport(
   job: ImportJobDto,
   rows: Record<string, unknown>[],
   actorId: string,
-): Promise<void> {
+  changed: () => Promise<void>,
+): Promise<TermWrite[]> {
   let plan: Plan | undefined
+  let outcome: Pick<ImportJobDto, 'status' | 'error'>
   try {
     plan = await em().transactional(async (tx) => {
       const version = await bumpGlossaryVersion(tx)
       const p = await planImport(tx, rows, actorId)
       Object.assign(job, p.counts)
       if (p.counts.errors > 0) return p
+      job.processed = p.counts.unchanged
+      await changed()
       const ids = await loadClassificationIds(tx)
-      const BATCH = 1000
-      for (let i = 0; i < p.writes.length; i += BATCH) {
-        await writeTerms(tx, p.writes.slice(i, i + BATCH), ids, version)
-        job.processed = Math.min(rows.length, p.counts.unchanged + i + BATCH)
+      for (let i = 0; i < p.writes.length; i += WRITE_BATCH) {
+        await writeTerms(tx, p.writes.slice(i, i + WRITE_BATCH), ids, version)
+        job.processed = Math.min(rows.length, p.counts.unchanged + i + WRITE_BATCH)
+        await changed()
       }
       return p
     })
-    job.processed = rows.length
-    job.status = plan.counts.errors > 0 ? 'failed' : 'succeeded'
-    job.error =
-      plan.counts.errors > 0 ? `${plan.counts.errors} row(s) have errors; nothing was imported.` : null
+    outcome =
+      plan.counts.errors > 0
+        ? { status: 'failed', error: `${plan.counts.errors} row(s) have errors; nothing was imported.` }
+        : { status: 'succeeded', error: null }
   } catch (err) {
     log().error({ err, jobId: job.id }, 'import failed')
-    job.status = 'failed'
-    job.error = err instanceof AppError ? err.message : 'The import failed; nothing was imported.'
+    outcome = {
+      status: 'failed',
+      error: err instanceof AppError ? err.message : 'The import failed; nothing was imported.',
+    }
   }
-  job.finishedAt = new Date().toISOString()
+  // Every row was checked once the plan exists (a failed plan still reports on all of them).
+  const processed = plan ? rows.length : job.processed
+  const finishedAt = new Date().toISOString()
   await em().execute(
     `update import_jobs set status = ?, processed = ?, created = ?, updated = ?, unchanged = ?, errors = ?,
         error = ?, report = ?::jsonb, finished_at = ? where id = ?`,
     [
-      job.status,
-      job.processed,
+      outcome.status,
+      processed,
       job.created,
       job.updated,
       job.unchanged,
       job.errors,
-      job.error,
+      outcome.error,
       JSON.stringify(plan?.report ?? []),
-      job.finishedAt,
+      finishedAt,
       job.id,
     ],
     'run',
   )
-  if (job.status === 'succeeded' && plan && plan.writes.length) {
-    notifyGlossaryChanged()
-    // Candidates from the imported definitions and bodies (never fails the import).
-    const snapshot = await matcherCache.get().catch(() => undefined)
-    const imported = new Set(plan.writes.flatMap((w) => termForms(w.content).map((f) => f.normalized)))
-    await gatherCandidates({
-      texts: plan.writes.map((w) => `${w.content.definition}\n\n${w.content.body}`),
-      source: 'import',
-      known: { has: (key: string) => imported.has(key) || !!snapshot?.byKey.has(key) },
-    })
-  }
+  // Watchers are told when the job is forgotten, just after this, and then read the row.
+  Object.assign(job, outcome, { processed, finishedAt })
+  if (outcome.status !== 'succeeded' || !plan) return []
+  if (plan.writes.length) notifyGlossaryChanged()
+  return plan.writes
+}
+
+/** Candidates from imported definitions and bodies (after the job; never fails the import). */
+async function gatherImportCandidates(written: TermWrite[]): Promise<void> {
+  if (!written.length) return
+  const snapshot = await matcherCache.get().catch(() => undefined)
+  const imported = new Set(written.flatMap((w) => termForms(w.content).map((f) => f.normalized)))
+  await gatherCandidates({
+    texts: written.map((w) => `${w.content.definition}\n\n${w.content.body}`),
+    source: 'import',
+    known: { has: (key: string) => imported.has(key) || !!snapshot?.byKey.has(key) },
+  })
 }
 
 /** A job's progress, and its per-row report once finished. */
 export async function getImportJob(options: { jobId: string }): Promise<ImportJobDto> {
-  const live = running.get(options.jobId)
-  if (live) return { ...live }
+  const live = importJobs.snapshot(options.jobId)
+  if (live) return live
   const rows = await em().execute<
     {
       id: string
@@ -501,8 +526,29 @@ export async function getImportJob(options: { jobId: string }): Promise<ImportJo
   }
 }
 
-/** The HTTP answer: 200 with the dry-run report or the finished job, 202 with a running job. */
-export function importResponse(result: Awaited<ReturnType<typeof runImport>>): Response {
+/**
+ * A job's progress as a stream of newline-delimited JSON: its state now, after each batch of rows written,
+ * and last the finished job with its per-row report. An unknown job is a 404 before the stream starts.
+ */
+export async function importProgressResponse(jobId: string, init: ResponseInit = {}): Promise<Response> {
+  if (!importJobs.snapshot(jobId)) await getImportJob({ jobId })
+  return ndjsonResponse(
+    importJobs.watch(jobId, () => getImportJob({ jobId })),
+    init,
+  )
+}
+
+/**
+ * The HTTP answer: 200 with the dry-run report or the finished job, 202 with a running job, or (when the
+ * client accepts `application/x-ndjson`) 200 with the running job's progress streamed until it finishes.
+ */
+export async function importResponse(
+  result: Awaited<ReturnType<typeof runImport>>,
+  options: { stream: boolean },
+): Promise<Response> {
+  if (result.kind === 'job' && options.stream) {
+    return importProgressResponse(result.job.id, { headers: { Location: `/api/v1/import/${result.job.id}` } })
+  }
   const body = result.kind === 'report' ? result.report : result.job
   const status = result.kind === 'job' && !result.finished ? 202 : 200
   return new Response(JSON.stringify(body), {

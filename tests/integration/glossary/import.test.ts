@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import { getImportJob } from '#app/services/import/import.server.ts'
 import { em } from '#db/orm.ts'
 import { createApiKey, createTerm, createUser, type TestUser } from '#tests/factories.ts'
 import { apiCall, useApiServer } from '#tests/http.ts'
@@ -146,6 +147,81 @@ describe('POST /import', () => {
     const candidates = await api('GET', '/candidates', key)
     const sla = candidates.json.items.find((c: Json) => c.text === 'SLA')
     expect(sla.sightings[0].source).toBe('import')
+  })
+
+  it('streams the job as NDJSON while its one transaction is still open (Accept: application/x-ndjson)', async () => {
+    const before = await termCount()
+    const rows = Array.from({ length: 1600 }, (_, i) => ({
+      name: `Streamed Term ${i}`,
+      definition: `S${i}.`,
+    }))
+    const res = await fetch(`${server.url()}/api/v1/import`, {
+      method: 'POST',
+      headers: { ...key, 'content-type': 'application/json', accept: 'application/x-ndjson' },
+      body: JSON.stringify({ format: 'json', rows }),
+    })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toMatch(/^application\/x-ndjson/)
+    const lines: Json[] = []
+    let runningWhenMidwayArrived: string | undefined
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader()
+    let buffered = ''
+    for (;;) {
+      const { value, done } = await reader.read()
+      if (done) break
+      buffered += value
+      const parts = buffered.split('\n')
+      buffered = parts.pop()!
+      for (const part of parts) {
+        const job = JSON.parse(part)
+        lines.push(job)
+        if (runningWhenMidwayArrived === undefined && job.processed > 0 && job.processed < 1600) {
+          // Read in-process, not from the database: the job must still be running when its line arrives
+          // (a response buffered until the end would deliver this line after the commit).
+          runningWhenMidwayArrived = (await getImportJob({ jobId: job.id })).status
+        }
+      }
+    }
+    expect(buffered).toBe('')
+    expect(runningWhenMidwayArrived).toBe('running')
+    const processed = lines.map((l) => l.processed)
+    expect(processed).toEqual([...processed].sort((a, b) => a - b))
+    expect(lines.slice(0, -1).every((l) => l.status === 'running' && !l.rows)).toBe(true)
+    const last = lines.at(-1)
+    expect(last).toMatchObject({ status: 'succeeded', processed: 1600, created: 1600 })
+    expect(last.rows).toHaveLength(1600)
+    expect(await termCount()).toBe(before + 1600)
+    // The finished job streams as its one final line; an unknown job is a 404 before any stream starts.
+    const again = await fetch(`${server.url()}/api/v1/import/${last.id}`, {
+      headers: { ...key, accept: 'application/x-ndjson' },
+    })
+    const againLines = (await again.text()).trim().split('\n')
+    expect(againLines).toHaveLength(1)
+    expect(JSON.parse(againLines[0]!)).toMatchObject({ id: last.id, status: 'succeeded' })
+    const unknown = await fetch(`${server.url()}/api/v1/import/${crypto.randomUUID()}`, {
+      headers: { ...key, accept: 'application/x-ndjson' },
+    })
+    expect(unknown.status).toBe(404)
+    expect(await unknown.json()).toMatchObject({ error: { code: 'not_found' } })
+  })
+
+  it('a streamed run with a bad row ends with the failed job and applies nothing', async () => {
+    const before = await termCount()
+    const res = await fetch(`${server.url()}/api/v1/import`, {
+      method: 'POST',
+      headers: { ...key, 'content-type': 'application/json', accept: 'application/x-ndjson' },
+      body: JSON.stringify({
+        format: 'json',
+        rows: [{ name: 'Fine Streamed' }, { name: 'Bad Streamed', status: 'merged' }],
+      }),
+    })
+    const lines = (await res.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+    expect(lines.at(-1)).toMatchObject({ status: 'failed', errors: 1, created: 1 })
+    expect(lines.at(-1).rows[1]).toMatchObject({ row: 2, action: 'error' })
+    expect(await termCount()).toBe(before)
   })
 
   it('refuses unreadable CSV and unknown columns with 400', async () => {

@@ -1,0 +1,76 @@
+import {
+  MaxPartSizeExceededError,
+  unstable_createMemoryUploadHandler,
+  unstable_parseMultipartFormData,
+} from '@remix-run/node'
+import { IMPORT_MAX_BYTES, ImportSchema, type ImportInput } from '#app/schemas/import.ts'
+
+/**
+ * Reads the import page's form (an uploaded file or pasted content; CSV or JSON, chosen or detected) into
+ * the import input. Shared by the page's action (dry runs, and applying without JavaScript) and the
+ * streamed apply route.
+ */
+
+export type ImportFormat = 'csv' | 'json'
+
+export type ImportFormResult =
+  | {
+      ok: true
+      input: ImportInput
+      intent: 'apply' | 'dry-run'
+      content: string
+      format: ImportFormat
+      fileName: string
+    }
+  | { ok: false; formError: string; status: number }
+
+const uploadHandler = unstable_createMemoryUploadHandler({ maxPartSize: IMPORT_MAX_BYTES })
+
+const failure = (formError: string, status = 400): ImportFormResult => ({ ok: false, formError, status })
+
+export async function readImportForm(request: Request): Promise<ImportFormResult> {
+  let form: FormData
+  try {
+    form = await unstable_parseMultipartFormData(request, uploadHandler)
+  } catch (error) {
+    if (error instanceof MaxPartSizeExceededError) {
+      return failure(`The file may be at most ${Math.floor(IMPORT_MAX_BYTES / 1024 / 1024)} MB.`, 413)
+    }
+    throw error
+  }
+  const intent = form.get('intent') === 'apply' ? 'apply' : 'dry-run'
+  const file = form.get('file')
+  const fileName = file instanceof File && file.size > 0 ? file.name : String(form.get('fileName') ?? '')
+  const content =
+    file instanceof File && file.size > 0
+      ? await file.text()
+      : String(form.get('content') ?? '').replace(/\r\n/g, '\n')
+  if (!content.trim()) return failure('Choose a CSV or JSON file, or paste its content.')
+  const chosen = String(form.get('format') ?? 'auto')
+  const format: ImportFormat =
+    chosen === 'csv' || chosen === 'json'
+      ? chosen
+      : /\.json$/i.test(fileName) || /^\s*[[{]/.test(content.replace(/^\uFEFF/, ''))
+        ? 'json'
+        : 'csv'
+  let body: Record<string, unknown>
+  if (format === 'json') {
+    let parsedJson: unknown
+    try {
+      parsedJson = JSON.parse(content.replace(/^\uFEFF/, ''))
+    } catch {
+      return failure('The file is not valid JSON.')
+    }
+    const rows = Array.isArray(parsedJson) ? parsedJson : (parsedJson as { rows?: unknown } | null)?.rows
+    if (!Array.isArray(rows))
+      return failure('JSON must be an array of terms, or an object with a `rows` array.')
+    body = { format, rows }
+  } else {
+    body = { format, csv: content }
+  }
+  const input = ImportSchema.safeParse({ ...body, dryRun: intent === 'dry-run' })
+  if (!input.success) {
+    return failure(input.error.issues.map((i) => `${i.path.join('.') || 'file'}: ${i.message}`).join(' '))
+  }
+  return { ok: true, input: input.data, intent, content, format, fileName }
+}
