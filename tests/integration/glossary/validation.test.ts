@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { matcherCache } from '#app/services/validation/matcher-cache.server.ts'
+import { validateText } from '#app/services/validation/validate.server.ts'
 import { createApiKey, createTerm, createUser, type TestUser } from '#tests/factories.ts'
 import { apiCall, useApiServer } from '#tests/http.ts'
 import { useTestDb } from '#tests/setup/db.ts'
@@ -49,6 +50,8 @@ beforeAll(async () => {
   await api('POST', `/terms/${ids.merged}/merge`, editor.sessionHeaders, { into: ids.survivor })
   await matcherCache.whenIdle()
 })
+
+const EMPTY_SUMMARY = { occurrences: 0, error: 0, warning: 0, info: 0, none: 0, terms: 0 }
 
 const found = (json: Json) => json.occurrences.map((o: Json) => [o.text, o.term.id, o.kind, o.severity])
 
@@ -119,6 +122,39 @@ describe('POST /validate', () => {
     ])
     expect(res.json.occurrences[0].preferred).toBe('data pipeline')
     expect(res.json.occurrences[1].preferred).toBeNull()
+  })
+
+  it('answers exactly the JSON of the occurrence objects (the serialization fast path)', async () => {
+    // Names and notations that need escaping, a term without a preferred form, surrogate pairs.
+    await createTerm({
+      name: 'Quote "Q" \\ Back',
+      nameKo: '따옴표',
+      notations: [
+        { text: 'q\\b', kind: 'deprecated', lang: null },
+        { text: '인용부호', kind: 'admitted', lang: 'ko' },
+      ],
+    })
+    await matcherCache.whenIdle()
+    const text = 'A.P.I. and "q\\b" 😀 인용부호를\t술어 Mainframe API datapipe\n\u2028 따옴표는 Api'
+    for (const includePreferred of [false, true]) {
+      const res = await api('POST', '/validate', key, { text, includePreferred })
+      const objects = await validateText({ text, includePreferred })
+      expect(objects.occurrences.length).toBeGreaterThan(4)
+      expect(res.text).toBe(JSON.stringify(objects))
+      const batch = await api('POST', '/validate/batch', key, {
+        texts: [{ id: 'x"y', text }, { text: '' }],
+        includePreferred,
+      })
+      expect(batch.text).toBe(
+        JSON.stringify({
+          results: [
+            { id: 'x"y', ...objects },
+            { id: 'text-2', occurrences: [], summary: { ...objects.summary, ...EMPTY_SUMMARY } },
+          ],
+          summary: { ...objects.summary, texts: 2 },
+        }),
+      )
+    }
   })
 
   it('needs the validate scope', async () => {
