@@ -406,10 +406,35 @@ export async function runImport(options: {
   return { kind: 'job', job: { ...job }, finished: false }
 }
 
+type Outcome = Pick<ImportJobDto, 'status' | 'error' | 'processed' | 'finishedAt'> & { report: ReportRow[] }
+
+/** Records how a job ended on its row (inside the import's transaction when it got that far). */
+async function recordOutcome(db: EntityManager, job: ImportJobDto, outcome: Outcome): Promise<void> {
+  await db.execute(
+    `update import_jobs set status = ?, processed = ?, created = ?, updated = ?, unchanged = ?, errors = ?,
+        error = ?, report = ?::jsonb, finished_at = ? where id = ?`,
+    [
+      outcome.status,
+      outcome.processed,
+      job.created,
+      job.updated,
+      job.unchanged,
+      job.errors,
+      outcome.error,
+      JSON.stringify(outcome.report),
+      outcome.finishedAt,
+      job.id,
+    ],
+    'run',
+  )
+}
+
 /**
- * Plans and writes an import in one transaction, advancing `job` after each batch of rows, then records the
- * outcome on the job's row. The live job shows the outcome only once the row holds it, so a reader that
- * sees a finished job always finds its report. Answers the terms written (none when it failed).
+ * Plans and writes an import in one transaction, advancing `job` after each batch of rows. The transaction
+ * holds the job row's lock from its first statement and records the outcome on the row before it commits,
+ * so a `running` row whose lock is free belongs to an import that is no longer running anywhere (see
+ * `getImportJob`). The live job shows the outcome only once the row holds it, so a reader that sees a
+ * finished job always finds its report. Answers the terms written (none when it failed).
  */
 async function executeImport(
   job: ImportJobDto,
@@ -417,60 +442,58 @@ async function executeImport(
   actorId: string,
   changed: () => Promise<void>,
 ): Promise<TermWrite[]> {
-  let plan: Plan | undefined
-  let outcome: Pick<ImportJobDto, 'status' | 'error'>
+  let outcome: Outcome
+  let written: TermWrite[] = []
   try {
-    plan = await em().transactional(async (tx) => {
+    outcome = await em().transactional(async (tx) => {
+      // The job row first: nobody else waits for it, so taking it before the glossary version is safe.
+      await tx.execute('select id from import_jobs where id = ? for update', [job.id])
       const version = await bumpGlossaryVersion(tx)
-      const p = await planImport(tx, rows, actorId)
-      Object.assign(job, p.counts)
-      if (p.counts.errors > 0) return p
-      job.processed = p.counts.unchanged
+      const plan = await planImport(tx, rows, actorId)
+      Object.assign(job, plan.counts)
+      // Every row was checked once the plan exists (a failed plan still reports on all of them).
+      const finished = (status: 'succeeded' | 'failed', error: string | null): Outcome => ({
+        status,
+        error,
+        processed: rows.length,
+        finishedAt: new Date().toISOString(),
+        report: plan.report,
+      })
+      if (plan.counts.errors > 0) {
+        const result = finished('failed', `${plan.counts.errors} row(s) have errors; nothing was imported.`)
+        await recordOutcome(tx, job, result)
+        return result
+      }
+      job.processed = plan.counts.unchanged
       await changed()
       const ids = await loadClassificationIds(tx)
-      for (let i = 0; i < p.writes.length; i += WRITE_BATCH) {
-        await writeTerms(tx, p.writes.slice(i, i + WRITE_BATCH), ids, version)
-        job.processed = Math.min(rows.length, p.counts.unchanged + i + WRITE_BATCH)
+      for (let i = 0; i < plan.writes.length; i += WRITE_BATCH) {
+        await writeTerms(tx, plan.writes.slice(i, i + WRITE_BATCH), ids, version)
+        job.processed = Math.min(rows.length, plan.counts.unchanged + i + WRITE_BATCH)
         await changed()
       }
-      return p
+      const result = finished('succeeded', null)
+      await recordOutcome(tx, job, result)
+      written = plan.writes
+      return result
     })
-    outcome =
-      plan.counts.errors > 0
-        ? { status: 'failed', error: `${plan.counts.errors} row(s) have errors; nothing was imported.` }
-        : { status: 'succeeded', error: null }
   } catch (err) {
     log().error({ err, jobId: job.id }, 'import failed')
+    written = []
     outcome = {
       status: 'failed',
       error: err instanceof AppError ? err.message : 'The import failed; nothing was imported.',
+      processed: job.processed,
+      finishedAt: new Date().toISOString(),
+      report: [],
     }
+    await recordOutcome(em(), job, outcome)
   }
-  // Every row was checked once the plan exists (a failed plan still reports on all of them).
-  const processed = plan ? rows.length : job.processed
-  const finishedAt = new Date().toISOString()
-  await em().execute(
-    `update import_jobs set status = ?, processed = ?, created = ?, updated = ?, unchanged = ?, errors = ?,
-        error = ?, report = ?::jsonb, finished_at = ? where id = ?`,
-    [
-      outcome.status,
-      processed,
-      job.created,
-      job.updated,
-      job.unchanged,
-      job.errors,
-      outcome.error,
-      JSON.stringify(plan?.report ?? []),
-      finishedAt,
-      job.id,
-    ],
-    'run',
-  )
   // Watchers are told when the job is forgotten, just after this, and then read the row.
-  Object.assign(job, outcome, { processed, finishedAt })
-  if (outcome.status !== 'succeeded' || !plan) return []
-  if (plan.writes.length) notifyGlossaryChanged()
-  return plan.writes
+  Object.assign(job, { status: outcome.status, error: outcome.error, processed: outcome.processed })
+  job.finishedAt = outcome.finishedAt
+  if (written.length) notifyGlossaryChanged()
+  return written
 }
 
 /** Candidates from imported definitions and bodies (after the job; never fails the import). */
@@ -483,6 +506,24 @@ async function gatherImportCandidates(written: TermWrite[]): Promise<void> {
     source: 'import',
     known: { has: (key: string) => imported.has(key) || !!snapshot?.byKey.has(key) },
   })
+}
+
+const ABANDONED =
+  'The import stopped before it finished (the service was stopped or restarted); nothing was imported.'
+
+/**
+ * Whether a `running` row belongs to an import no process is running any more: the import's transaction
+ * holds the row's lock until it has recorded the outcome, so a lock that is free means its process died
+ * (and its transaction rolled back). A row younger than a minute may be one whose transaction has not
+ * begun yet. Only reported, never written: a GET changes nothing.
+ */
+async function isAbandoned(jobId: string): Promise<boolean> {
+  const free = await em().execute(
+    `select id from import_jobs where id = ? and created_at < now() - interval '1 minute'
+        for update skip locked`,
+    [jobId],
+  )
+  return free.length > 0
 }
 
 /** A job's progress, and its per-row report once finished. */
@@ -509,9 +550,10 @@ export async function getImportJob(options: { jobId: string }): Promise<ImportJo
   const r = rows[0]
   if (!r) throw new AppError('not_found', 'No such import job.')
   const report = typeof r.report === 'string' ? (JSON.parse(r.report) as ReportRow[]) : r.report
+  const abandoned = r.status === 'running' && (await isAbandoned(r.id))
   return {
     id: r.id,
-    status: r.status,
+    status: abandoned ? 'failed' : r.status,
     format: r.format,
     total: r.total,
     processed: r.processed,
@@ -519,7 +561,7 @@ export async function getImportJob(options: { jobId: string }): Promise<ImportJo
     updated: r.updated,
     unchanged: r.unchanged,
     errors: r.errors,
-    error: r.error,
+    error: abandoned ? ABANDONED : r.error,
     ...(report ? { rows: report } : {}),
     createdAt: iso(r.created_at)!,
     finishedAt: iso(r.finished_at),

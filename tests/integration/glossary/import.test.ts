@@ -224,6 +224,28 @@ describe('POST /import', () => {
     expect(await termCount()).toBe(before)
   })
 
+  it('reports a job whose process died (a running row nobody holds) as failed, without writing', async () => {
+    const insert = (id: string, age: string) =>
+      em().execute(
+        `insert into import_jobs (id, status, format, total, processed, created_by_id, created_at)
+         values (?, 'running', 'json', 10, 3, ?, now() - ?::interval)`,
+        [id, editor.user.id, age],
+      )
+    const stale = crypto.randomUUID()
+    const fresh = crypto.randomUUID()
+    await insert(stale, '5 minutes')
+    await insert(fresh, '5 seconds')
+    const job = (await api('GET', `/import/${stale}`, editor.sessionHeaders)).json
+    expect(job).toMatchObject({ status: 'failed', processed: 3, finishedAt: null })
+    expect(job.error).toMatch(/stopped before it finished.*nothing was imported/)
+    // Just started elsewhere (its transaction may not have begun): still running.
+    expect((await api('GET', `/import/${fresh}`, editor.sessionHeaders)).json.status).toBe('running')
+    const rows = await em().execute<{ status: string }[]>('select status from import_jobs where id = ?', [
+      stale,
+    ])
+    expect(rows[0]!.status).toBe('running')
+  })
+
   it('refuses unreadable CSV and unknown columns with 400', async () => {
     expect((await api('POST', '/import', key, { format: 'csv', csv: 'name,colour\nA,red' })).status).toBe(400)
     expect((await api('POST', '/import', key, { format: 'csv', csv: 'name\n"unterminated' })).status).toBe(
