@@ -40,6 +40,7 @@ const { matcherCache, buildSnapshot } = await import('../app/services/validation
 const { notifyGlossaryChanged } = await import('../app/services/terms/events.server.ts')
 const { whenCandidatesIdle } = await import('../app/services/candidates/candidates.server.ts')
 const { updateTerm } = await import('../app/services/terms/write.server.ts')
+const { readNdjson } = await import('../app/lib/ndjson.ts')
 
 setFlagsFromString('--expose-gc')
 const gc = runInNewContext('gc') as () => void
@@ -335,23 +336,15 @@ async function main(): Promise<void> {
   })
   const arrivals: { ms: number; processed: number; status: string; created: number }[] = []
   let concurrent: Promise<number> | undefined
-  let buffered = ''
-  const reader = streamed.body!.pipeThrough(new TextDecoderStream()).getReader()
-  for (;;) {
-    const { value, done } = await reader.read()
-    if (done) break
-    buffered += value
-    const lines = buffered.split('\n')
-    buffered = lines.pop()!
-    for (const line of lines) {
-      const job = JSON.parse(line) as { processed: number; status: string; created: number }
-      arrivals.push({ ms: performance.now() - t0, ...job })
-      if (!concurrent && job.processed > 0 && job.status === 'running') {
-        const sent = performance.now()
-        concurrent = fetch(`${base}/terms?q=zz&pageSize=1`, { headers: auth })
-          .then((res) => res.arrayBuffer())
-          .then(() => performance.now() - sent)
-      }
+  for await (const job of readNdjson<{ processed: number; status: string; created: number }>(
+    streamed.body!,
+  )) {
+    arrivals.push({ ms: performance.now() - t0, ...job })
+    if (!concurrent && job.processed > 0 && job.status === 'running') {
+      const sent = performance.now()
+      concurrent = fetch(`${base}/terms?q=zz&pageSize=1`, { headers: auth })
+        .then((res) => res.arrayBuffer())
+        .then(() => performance.now() - sent)
     }
   }
   const last = arrivals.at(-1)!

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { LiveJobs, ndjsonResponse } from './live-jobs.server.ts'
+import { LiveJobs } from './live-jobs.server.ts'
 
 interface Job {
   id: string
@@ -73,18 +73,5 @@ describe('LiveJobs', () => {
     copy.step = 99
     expect(job.step).toBe(0)
     next()
-  })
-})
-
-describe('ndjsonResponse', () => {
-  it('writes one JSON line per value with streaming headers', async () => {
-    async function* values() {
-      yield { a: 1 }
-      yield { b: '줄\n바꿈' }
-    }
-    const res = ndjsonResponse(values(), { status: 200 })
-    expect(res.headers.get('content-type')).toBe('application/x-ndjson; charset=utf-8')
-    expect(res.headers.get('cache-control')).toBe('no-store')
-    expect(await res.text()).toBe('{"a":1}\n{"b":"줄\\n바꿈"}\n')
   })
 })

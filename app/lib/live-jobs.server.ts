@@ -81,32 +81,3 @@ export class LiveJobs<T extends { id: string }> {
     yield await final()
   }
 }
-
-/**
- * A streamed response of newline-delimited JSON (`application/x-ndjson`): one line per value, written as the
- * values come. Reverse proxies are asked not to buffer it; a client that goes away stops the iteration.
- */
-export function ndjsonResponse(lines: AsyncIterable<unknown>, init: ResponseInit = {}): Response {
-  const encoder = new TextEncoder()
-  const iterator = lines[Symbol.asyncIterator]()
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const next = await iterator.next()
-      if (next.done) controller.close()
-      else controller.enqueue(encoder.encode(`${JSON.stringify(next.value)}\n`))
-    },
-    async cancel() {
-      await iterator.return?.(undefined)
-    },
-  })
-  const headers = new Headers(init.headers)
-  headers.set('Content-Type', 'application/x-ndjson; charset=utf-8')
-  headers.set('Cache-Control', 'no-store')
-  headers.set('X-Accel-Buffering', 'no')
-  return new Response(body, { ...init, headers })
-}
-
-/** Whether the client asked for a progress stream (`Accept: application/x-ndjson`). */
-export function wantsNdjson(request: Request): boolean {
-  return /application\/x-ndjson/i.test(request.headers.get('accept') ?? '')
-}

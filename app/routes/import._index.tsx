@@ -20,6 +20,7 @@ import { orNotFound } from '#app/components/terms/loaders.server.ts'
 import { fill, formatDate, termHref } from '#app/components/terms/ui.tsx'
 import { AppError } from '#app/lib/errors.server.ts'
 import type { MessageKey } from '#app/lib/i18n.ts'
+import { readNdjson } from '#app/lib/ndjson.ts'
 import { readImportForm } from '#app/lib/import-form.server.ts'
 import { requireUser, requireUserAction, type FormFailure } from '#app/lib/pages.server.ts'
 import { useT } from '#app/root.tsx'
@@ -207,19 +208,9 @@ function useStreamedApply() {
         setError(failure?.formError ?? t('import.streamLost'))
         return
       }
-      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader()
-      let buffered = ''
-      for (;;) {
-        const { value, done } = await reader.read()
-        if (done) break
-        buffered += value
-        const lines = buffered.split('\n')
-        buffered = lines.pop() ?? ''
-        for (const line of lines) {
-          if (!line.trim()) continue
-          last = JSON.parse(line) as ImportJobDto
-          setLive(last)
-        }
+      for await (const job of readNdjson<ImportJobDto>(res.body)) {
+        last = job
+        setLive(job)
       }
       if (!last || last.status === 'running') throw new Error('stream ended early')
       navigate(`/import?job=${last.id}`)

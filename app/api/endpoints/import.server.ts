@@ -1,5 +1,5 @@
 import { endpoint } from '#app/api/endpoint.server.ts'
-import { wantsNdjson } from '#app/lib/live-jobs.server.ts'
+import { wantsNdjson } from '#app/lib/ndjson.ts'
 import {
   IMPORT_MAX_BYTES,
   ImportJobParamsSchema,

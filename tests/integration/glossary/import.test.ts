@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import { readNdjson } from '#app/lib/ndjson.ts'
 import { getImportJob } from '#app/services/import/import.server.ts'
 import { em } from '#db/orm.ts'
 import { createApiKey, createTerm, createUser, type TestUser } from '#tests/factories.ts'
@@ -164,25 +165,14 @@ describe('POST /import', () => {
     expect(res.headers.get('content-type')).toMatch(/^application\/x-ndjson/)
     const lines: Json[] = []
     let runningWhenMidwayArrived: string | undefined
-    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader()
-    let buffered = ''
-    for (;;) {
-      const { value, done } = await reader.read()
-      if (done) break
-      buffered += value
-      const parts = buffered.split('\n')
-      buffered = parts.pop()!
-      for (const part of parts) {
-        const job = JSON.parse(part)
-        lines.push(job)
-        if (runningWhenMidwayArrived === undefined && job.processed > 0 && job.processed < 1600) {
-          // Read in-process, not from the database: the job must still be running when its line arrives
-          // (a response buffered until the end would deliver this line after the commit).
-          runningWhenMidwayArrived = (await getImportJob({ jobId: job.id })).status
-        }
+    for await (const job of readNdjson<Json>(res.body!)) {
+      lines.push(job)
+      if (runningWhenMidwayArrived === undefined && job.processed > 0 && job.processed < 1600) {
+        // Read in-process, not from the database: the job must still be running when its line arrives
+        // (a response buffered until the end would deliver this line after the commit).
+        runningWhenMidwayArrived = (await getImportJob({ jobId: job.id })).status
       }
     }
-    expect(buffered).toBe('')
     expect(runningWhenMidwayArrived).toBe('running')
     const processed = lines.map((l) => l.processed)
     expect(processed).toEqual([...processed].sort((a, b) => a - b))
