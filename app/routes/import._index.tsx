@@ -150,7 +150,12 @@ function JobProgress({ initial, streamed = false }: { initial: ImportJobDto; str
     return () => clearTimeout(timer)
   }, [streamed, running, poll, job.id])
   return (
-    <section aria-labelledby="job-title" data-testid="import-job" data-status={job.status}>
+    <section
+      aria-labelledby="job-title"
+      className="import-job"
+      data-testid="import-job"
+      data-status={job.status}
+    >
       {running ? (
         <noscript>
           <meta httpEquiv="refresh" content="2" />
