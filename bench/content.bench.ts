@@ -12,6 +12,7 @@ import crypto from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import { parseConfig, setConfig } from '../app/lib/config.server.ts'
 import { testEnv } from '../tests/setup/test-env.ts'
+import { percentile, prng } from './support.ts'
 
 setConfig(parseConfig(testEnv({ LOG_LEVEL: 'silent' })))
 
@@ -31,17 +32,6 @@ const WORDS = (
   '세션 캐시 대기열 색인 검색 정책 검토 승인 도메인 서비스'
 ).split(' ')
 
-/** mulberry32: tiny seeded PRNG, so runs are comparable. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 const random = prng(42)
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!
 
@@ -163,10 +153,6 @@ async function seed(authorId: string): Promise<{ hubTermId: string }> {
   )
   await em().execute('analyze', [], 'run')
   return { hubTermId: hub.id }
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
 }
 
 /** `--explain`: the plans and in-process timings behind the list endpoints (for tuning indexes). */

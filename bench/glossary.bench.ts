@@ -17,6 +17,7 @@ import type { AddressInfo } from 'node:net'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { parseConfig, setConfig } from '../app/lib/config.server.ts'
+import { percentile, prng } from './support.ts'
 
 setConfig(
   parseConfig({
@@ -47,16 +48,6 @@ const gc = runInNewContext('gc') as () => void
 
 const TERMS = Number(process.argv[process.argv.indexOf('--terms') + 1]) || 10_000
 
-function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 const rand = prng(42)
 const pick = <T>(xs: ArrayLike<T>): T => xs[Math.floor(rand() * xs.length)]!
 const C = 'bcdfghjklmnprstvwz'
@@ -122,10 +113,7 @@ function document(terms: Generated[], bytes: number, density: number): string {
   return parts.join(' ')
 }
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!
-}
+const pct = percentile
 const ms = (x: number) => `${x.toFixed(1)} ms`
 const mb = (x: number) => `${(x / 1024 / 1024).toFixed(1)} MB`
 

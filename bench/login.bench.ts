@@ -16,6 +16,7 @@ import { createHttpApp } from '../app/server/http.server.ts'
 import { ARGON2_OPTIONS } from '../app/services/auth/password.server.ts'
 import { applyMigrations } from '../db/migrator.ts'
 import { closeDb, initDb, openPglite } from '../db/orm.ts'
+import { percentile } from './support.ts'
 
 const args = process.argv.slice(2)
 const REQUESTS = Number(args[args.indexOf('--requests') + 1]) || 200
@@ -33,10 +34,6 @@ setConfig(
     GLOSSARY_RATE_REGISTER_PER_HOUR: '100000000',
   }),
 )
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
-}
 
 async function drive(
   base: string,

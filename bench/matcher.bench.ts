@@ -19,20 +19,9 @@ import { runInNewContext } from 'node:vm'
 import { buildAutomaton } from '../app/services/matching/automaton.ts'
 import { buildMatcher, type MatcherEntry } from '../app/services/matching/matcher.ts'
 import { normalizeKey, normalizeWithMap, unitsToString } from '../app/services/matching/normalize.ts'
+import { prng } from './support.ts'
 
 // --- helpers ---------------------------------------------------------------------------------------
-
-/** mulberry32: tiny seeded PRNG. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 setFlagsFromString('--expose-gc')
 const gc = runInNewContext('gc') as () => void

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net'
 import type { Server } from 'node:http'
 import { afterAll, beforeAll } from 'vitest'
+import { handleApiRequest } from '#app/api/handler.server.ts'
 import { createHttpApp } from '#app/server/http.server.ts'
 
 /** A real HTTP server on 127.0.0.1 serving the API (no Remix build) for the test file. */
@@ -42,4 +43,33 @@ export async function apiCall(
     // Only JSON bodies are parsed: CSV templates and empty 204s come back as text.
     json: /^\s*[[{]/.test(text) ? JSON.parse(text) : undefined,
   }
+}
+
+export interface DispatchOptions {
+  method?: string
+  headers?: Record<string, string>
+  body?: unknown
+  ip?: string
+  isHttps?: boolean
+}
+
+/**
+ * Calls the real API dispatcher (every registered endpoint, the real auth gate) without an HTTP server, with
+ * a JSON body; the method defaults to POST when there is a body.
+ */
+export function dispatch(path: string, options: DispatchOptions = {}): Promise<Response> {
+  const headers: Record<string, string> = { ...options.headers }
+  let body: string | undefined
+  if (options.body !== undefined) {
+    headers['content-type'] = 'application/json'
+    body = JSON.stringify(options.body)
+  }
+  return handleApiRequest(
+    new Request(`http://internal/api/v1${path}`, {
+      method: options.method ?? (body === undefined ? 'GET' : 'POST'),
+      headers,
+      body,
+    }),
+    { requestId: 'test', ip: options.ip ?? '127.0.0.1', isHttps: options.isHttps ?? false },
+  )
 }

@@ -1,28 +1,10 @@
-import { handleApiRequest } from '#app/api/handler.server.ts'
 import { UpdateTermSchema } from '#app/schemas/terms.ts'
 import { updateTerm } from '#app/services/terms/write.server.ts'
 import { em } from '#db/orm.ts'
+import { dispatch } from '#tests/http.ts'
 
 /** Calls the real API dispatcher (every registered endpoint, the real auth gate) with a JSON body. */
-export function call(
-  path: string,
-  options: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
-): Promise<Response> {
-  const headers: Record<string, string> = { ...options.headers }
-  let body: string | undefined
-  if (options.body !== undefined) {
-    headers['content-type'] = 'application/json'
-    body = JSON.stringify(options.body)
-  }
-  return handleApiRequest(
-    new Request(`http://internal/api/v1${path}`, {
-      method: options.method ?? (body === undefined ? 'GET' : 'POST'),
-      headers,
-      body,
-    }),
-    { requestId: 'test', ip: '127.0.0.1', isHttps: false },
-  )
-}
+export const call = dispatch
 
 /** The error code of a failed response. */
 export async function errorCode(res: Response): Promise<string> {

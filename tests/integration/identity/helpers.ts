@@ -1,10 +1,10 @@
 import crypto from 'node:crypto'
-import { handleApiRequest } from '#app/api/handler.server.ts'
 import { parseConfig, setConfig } from '#app/lib/config.server.ts'
 import { SESSION_COOKIE } from '#app/services/auth/sessions.server.ts'
 import { AuditLog } from '#db/entities/audit-log.entity.ts'
 import { em } from '#db/orm.ts'
 import { TEST_ORIGIN } from '#tests/factories.ts'
+import { dispatch, type DispatchOptions } from '#tests/http.ts'
 import { testEnv } from '#tests/setup/test-env.ts'
 
 /** A distinct client address per call unless a test names one, so rate limits only bite where meant to. */
@@ -12,34 +12,17 @@ export function randomIp(): string {
   return `10.${crypto.randomInt(256)}.${crypto.randomInt(256)}.${crypto.randomInt(1, 255)}`
 }
 
-export interface CallOptions {
-  method?: string
-  headers?: Record<string, string>
-  body?: unknown
-  ip?: string
-  isHttps?: boolean
-}
-
-/** Calls the real API dispatcher (every registered endpoint, the real gate) with a JSON body. */
-export function api(path: string, options: CallOptions = {}): Promise<Response> {
-  const headers: Record<string, string> = { ...options.headers }
-  let body: string | undefined
-  if (options.body !== undefined) {
-    headers['content-type'] = 'application/json'
-    body = JSON.stringify(options.body)
-  }
-  return handleApiRequest(
-    new Request(`http://internal/api/v1${path}`, {
-      method: options.method ?? (body === undefined ? 'GET' : 'POST'),
-      headers,
-      body,
-    }),
-    { requestId: 'test', ip: options.ip ?? randomIp(), isHttps: options.isHttps ?? false },
-  )
+/** Calls the real API dispatcher with a JSON body, from a random client address unless one is named. */
+export function api(path: string, options: DispatchOptions = {}): Promise<Response> {
+  return dispatch(path, { ...options, ip: options.ip ?? randomIp() })
 }
 
 /** A browser-like public POST: JSON plus our own Origin. */
-export function post(path: string, body: unknown, extra: Omit<CallOptions, 'body'> = {}): Promise<Response> {
+export function post(
+  path: string,
+  body: unknown,
+  extra: Omit<DispatchOptions, 'body'> = {},
+): Promise<Response> {
   return api(path, { ...extra, method: 'POST', body, headers: { origin: TEST_ORIGIN, ...extra.headers } })
 }
 
