@@ -27,12 +27,17 @@ import { useT } from '#app/root.tsx'
 import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, ImportJobParamsSchema } from '#app/schemas/import.ts'
 import {
   getImportJob,
+  listImportJobs,
   runImport,
   type ImportJobDto,
+  type ImportJobSummary,
   type ReportRow,
 } from '#app/services/import/import.server.ts'
 
 export const meta: MetaFunction = () => [{ title: 'Import · Glossary' }]
+
+/** Jobs listed under "recent imports", so one started elsewhere (or left while it ran) can be found again. */
+const RECENT_JOBS = 10
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireUser(request, 'editor')
@@ -40,7 +45,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const jobId = jobParam ? ImportJobParamsSchema.safeParse({ jobId: jobParam }) : null
   if (jobId && !jobId.success) throw data({ message: 'No such import job.' }, { status: 404 })
   const job = jobId?.success ? await orNotFound(() => getImportJob(jobId.data)) : null
-  return { job, maxBytes: IMPORT_MAX_BYTES, maxRows: IMPORT_MAX_ROWS }
+  const recent = await listImportJobs({ limit: RECENT_JOBS })
+  return { job, recent, maxBytes: IMPORT_MAX_BYTES, maxRows: IMPORT_MAX_ROWS }
 }
 
 export async function action({ request }: ActionFunctionArgs) {
@@ -239,9 +245,50 @@ function useStreamedApply() {
   return { live, streaming, error, onSubmit }
 }
 
+function RecentJobs({ jobs }: { jobs: ImportJobSummary[] }) {
+  const t = useT()
+  return (
+    <section aria-labelledby="recent-imports">
+      <h2 id="recent-imports">{t('import.recent')}</h2>
+      <table data-testid="recent-imports">
+        <thead>
+          <tr>
+            <th>{t('import.started')}</th>
+            <th>{t('import.by')}</th>
+            <th>{t('import.status')}</th>
+            <th>{t('import.rows')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {jobs.map((j) => (
+            <tr key={j.id} data-status={j.status}>
+              <td>
+                <Link to={`/import?job=${j.id}`}>{formatDate(j.createdAt)}</Link>
+              </td>
+              <td>{j.createdByName ?? '—'}</td>
+              <td>{t(`import.job.${j.status}` as MessageKey)}</td>
+              <td className="small">
+                {j.status === 'running'
+                  ? fill(t('import.processed'), { processed: j.processed, total: j.total })
+                  : fill(t('import.counts'), {
+                      total: j.total,
+                      created: j.created,
+                      updated: j.updated,
+                      unchanged: j.unchanged,
+                      errors: j.errors,
+                    })}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  )
+}
+
 export default function ImportPage() {
   const t = useT()
-  const { job, maxBytes, maxRows } = useLoaderData<typeof loader>()
+  const { job, recent, maxBytes, maxRows } = useLoaderData<typeof loader>()
   const result = useActionData<typeof action>()
   const streamedApply = useStreamedApply()
   const busy = useNavigation().state !== 'idle' || streamedApply.streaming
@@ -324,6 +371,7 @@ export default function ImportPage() {
           <ReportTable rows={report.report.rows} dryRun />
         </section>
       ) : null}
+      {recent.length ? <RecentJobs jobs={recent} /> : null}
     </section>
   )
 }

@@ -346,7 +346,7 @@ describe('glossary pages in Chromium', () => {
       })
       expect(midway.length, `progress states seen: ${seen.join(' ')}`).toBeGreaterThan(0)
       expect(
-        await page.getByText('2000 rows: 2000 new, 0 updated, 0 unchanged, 0 with errors.').count(),
+        await bulk.getByText('2000 rows: 2000 new, 0 updated, 0 unchanged, 0 with errors.').count(),
       ).toBe(1)
       expect(await bulk.locator('progress').getAttribute('value')).toBe('2000')
       // A job opened by its address polls the job resource route (the fetcher's request).
@@ -358,6 +358,13 @@ describe('glossary pages in Chromium', () => {
       expect(polled.status).toBe(200)
       expect(polled.body).toContain(jobId)
       expect(polled.body).toContain('succeeded')
+      // Every job is listed under "recent imports", newest first.
+      const recent = page.getByTestId('recent-imports')
+      expect(await recent.locator('tbody tr').count()).toBeGreaterThanOrEqual(2)
+      expect(await recent.locator('tbody tr').first().getAttribute('data-status')).toBe('succeeded')
+      expect(await recent.locator('tbody tr').first().locator('a').getAttribute('href')).toBe(
+        `/import?job=${jobId}`,
+      )
       await page.goBack()
       await page.goBack()
       await page.locator('[data-testid="import-job"][data-status="succeeded"]').waitFor()

@@ -161,6 +161,11 @@ export const termsEn = {
   'import.progress': 'Import progress',
   'import.processed': '{processed} of {total} rows',
   'import.refresh': 'Refresh',
+  'import.recent': 'Recent imports',
+  'import.started': 'Started',
+  'import.by': 'By',
+  'import.status': 'Status',
+  'import.rows': 'Rows',
   'import.streamLost':
     'The connection was lost while importing; the job may still finish. Reload the import page to see it.',
 } as const
@@ -323,6 +328,11 @@ export const termsKo: Record<keyof typeof termsEn, string> = {
   'import.progress': '가져오기 진행률',
   'import.processed': '{total}행 중 {processed}행',
   'import.refresh': '새로 고침',
+  'import.recent': '최근 가져오기',
+  'import.started': '시작',
+  'import.by': '실행한 사람',
+  'import.status': '상태',
+  'import.rows': '행',
   'import.streamLost':
     '가져오는 중에 연결이 끊겼습니다. 작업은 계속될 수 있으니 가져오기 페이지를 다시 불러와 확인하세요.',
 }

@@ -527,29 +527,26 @@ async function isAbandoned(jobId: string): Promise<boolean> {
   return free.length > 0
 }
 
-/** A job's progress, and its per-row report once finished. */
-export async function getImportJob(options: { jobId: string }): Promise<ImportJobDto> {
-  const live = importJobs.snapshot(options.jobId)
+interface JobRow {
+  id: string
+  status: ImportJobDto['status']
+  format: ImportJobDto['format']
+  total: number
+  processed: number
+  created: number
+  updated: number
+  unchanged: number
+  errors: number
+  error: string | null
+  report?: ReportRow[] | string | null
+  created_at: Date | string
+  finished_at: Date | string | null
+}
+
+/** A job as its row (or, while it runs in this process, its live state) tells it. */
+async function toJobDto(r: JobRow): Promise<ImportJobDto> {
+  const live = importJobs.snapshot(r.id)
   if (live) return live
-  const rows = await em().execute<
-    {
-      id: string
-      status: ImportJobDto['status']
-      format: ImportJobDto['format']
-      total: number
-      processed: number
-      created: number
-      updated: number
-      unchanged: number
-      errors: number
-      error: string | null
-      report: ReportRow[] | string | null
-      created_at: Date | string
-      finished_at: Date | string | null
-    }[]
-  >('select * from import_jobs where id = ?', [options.jobId])
-  const r = rows[0]
-  if (!r) throw new AppError('not_found', 'No such import job.')
   const report = typeof r.report === 'string' ? (JSON.parse(r.report) as ReportRow[]) : r.report
   const abandoned = r.status === 'running' && (await isAbandoned(r.id))
   return {
@@ -567,6 +564,35 @@ export async function getImportJob(options: { jobId: string }): Promise<ImportJo
     createdAt: iso(r.created_at)!,
     finishedAt: iso(r.finished_at),
   }
+}
+
+/** A job's progress, and its per-row report once finished. */
+export async function getImportJob(options: { jobId: string }): Promise<ImportJobDto> {
+  const live = importJobs.snapshot(options.jobId)
+  if (live) return live
+  const rows = await em().execute<JobRow[]>('select * from import_jobs where id = ?', [options.jobId])
+  if (!rows[0]) throw new AppError('not_found', 'No such import job.')
+  return toJobDto(rows[0])
+}
+
+export type ImportJobSummary = Omit<ImportJobDto, 'rows'> & { createdByName: string | null }
+
+/** The latest jobs, newest first, without their reports (the import page's "recent imports"). */
+export async function listImportJobs(options: { limit: number }): Promise<ImportJobSummary[]> {
+  const rows = await em().execute<(JobRow & { created_by_name: string | null })[]>(
+    `select j.id, j.status, j.format, j.total, j.processed, j.created, j.updated, j.unchanged, j.errors,
+            j.error, j.created_at, j.finished_at, u.name as created_by_name
+       from import_jobs j left join users u on u.id = j.created_by_id
+      order by j.created_at desc, j.id
+      limit ?`,
+    [options.limit],
+  )
+  return Promise.all(
+    rows.map(async (r) => {
+      const { rows: _report, ...job } = await toJobDto(r)
+      return { ...job, createdByName: r.created_by_name }
+    }),
+  )
 }
 
 /**

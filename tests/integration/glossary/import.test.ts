@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { readNdjson } from '#app/lib/ndjson.ts'
-import { getImportJob } from '#app/services/import/import.server.ts'
+import { getImportJob, listImportJobs } from '#app/services/import/import.server.ts'
 import { em } from '#db/orm.ts'
 import { createApiKey, createTerm, createUser, type TestUser } from '#tests/factories.ts'
 import { apiCall, useApiServer } from '#tests/http.ts'
@@ -234,6 +234,28 @@ describe('POST /import', () => {
       stale,
     ])
     expect(rows[0]!.status).toBe('running')
+  })
+
+  it('lists recent jobs newest first, without reports, with who started them', async () => {
+    const done = await api('POST', '/import', key, {
+      format: 'json',
+      wait: true,
+      rows: [{ name: 'Listed One' }],
+    })
+    const recent = await listImportJobs({ limit: 50 })
+    expect(recent[0]).toMatchObject({
+      id: done.json.id,
+      status: 'succeeded',
+      createdByName: editor.user.name,
+    })
+    expect(recent.every((j) => !('rows' in j))).toBe(true)
+    const times = recent.map((j) => j.createdAt)
+    expect(times).toEqual([...times].sort().reverse())
+    // The abandoned job of the test above is listed as failed too.
+    expect(
+      recent.some((j) => j.status === 'failed' && /stopped before it finished/.test(j.error ?? '')),
+    ).toBe(true)
+    expect(await listImportJobs({ limit: 2 })).toHaveLength(2)
   })
 
   it('refuses unreadable CSV and unknown columns with 400', async () => {
