@@ -597,14 +597,35 @@ export async function listImportJobs(options: { limit: number }): Promise<Import
 
 /**
  * A job's progress as a stream of newline-delimited JSON: its state now, after each batch of rows written,
- * and last the finished job with its per-row report. An unknown job is a 404 before the stream starts.
+ * and last the finished job with its per-row report. A job this process runs is followed live; one that
+ * another process runs is followed through its row. An unknown job is a 404 before the stream starts.
  */
 export async function importProgressResponse(jobId: string, init: ResponseInit = {}): Promise<Response> {
-  if (!importJobs.snapshot(jobId)) await getImportJob({ jobId })
-  return ndjsonResponse(
-    importJobs.watch(jobId, () => getImportJob({ jobId })),
-    init,
-  )
+  if (importJobs.snapshot(jobId)) {
+    return ndjsonResponse(
+      importJobs.watch(jobId, () => getImportJob({ jobId })),
+      init,
+    )
+  }
+  const current = await getImportJob({ jobId })
+  return ndjsonResponse(followJobRow(current), init)
+}
+
+/** How often a stream follows a job that another process runs (PostgreSQL with several web processes). */
+const ROW_POLL_MS = 500
+
+/** A job running in another process, told from its row until it has finished (or was abandoned). */
+async function* followJobRow(current: ImportJobDto): AsyncGenerator<ImportJobDto> {
+  let job = current
+  let last = ''
+  for (;;) {
+    const state = JSON.stringify(job)
+    if (state !== last) yield job
+    last = state
+    if (job.status !== 'running') return
+    await new Promise((resolve) => setTimeout(resolve, ROW_POLL_MS))
+    job = await getImportJob({ jobId: job.id })
+  }
 }
 
 /**

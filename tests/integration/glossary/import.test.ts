@@ -236,6 +236,32 @@ describe('POST /import', () => {
     expect(rows[0]!.status).toBe('running')
   })
 
+  it('streams a job that another process runs from its row until the row says it finished', async () => {
+    const id = crypto.randomUUID()
+    await em().execute(
+      `insert into import_jobs (id, status, format, total, processed, created_by_id)
+       values (?, 'running', 'json', 4, 1, ?)`,
+      [id, editor.user.id],
+    )
+    const res = await fetch(`${server.url()}/api/v1/import/${id}`, {
+      headers: { ...key, accept: 'application/x-ndjson' },
+    })
+    const lines: Json[] = []
+    for await (const job of readNdjson<Json>(res.body!)) {
+      lines.push(job)
+      // "The other process" advances, then finishes, each time the stream has told the previous state.
+      if (job.processed === 1) await em().execute('update import_jobs set processed = 3 where id = ?', [id])
+      if (job.processed === 3) {
+        await em().execute(
+          `update import_jobs set status = 'succeeded', processed = 4, created = 4, report = '[]'::jsonb,
+              finished_at = now() where id = ?`,
+          [id],
+        )
+      }
+    }
+    expect(lines.map((l) => `${l.status}:${l.processed}`)).toEqual(['running:1', 'running:3', 'succeeded:4'])
+  })
+
   it('lists recent jobs newest first, without reports, with who started them', async () => {
     const done = await api('POST', '/import', key, {
       format: 'json',
