@@ -3,38 +3,39 @@ import {
   unstable_createMemoryUploadHandler,
   unstable_parseMultipartFormData,
 } from '@remix-run/node'
+import { AppError, validationError } from '#app/lib/errors.server.ts'
 import { IMPORT_MAX_BYTES, ImportSchema, type ImportInput } from '#app/schemas/import.ts'
 
 /**
  * Reads the import page's form (an uploaded file or pasted content; CSV or JSON, chosen or detected) into
  * the import input. Shared by the page's action (dry runs, and applying without JavaScript) and the
- * streamed apply route.
+ * streamed apply route. A form that cannot be read is an AppError, which `formAction` shows on the form.
  */
 
 export type ImportFormat = 'csv' | 'json'
 
-export type ImportFormResult =
-  | {
-      ok: true
-      input: ImportInput
-      intent: 'apply' | 'dry-run'
-      content: string
-      format: ImportFormat
-      fileName: string
-    }
-  | { ok: false; formError: string; status: number }
+export interface ImportForm {
+  input: ImportInput
+  intent: 'apply' | 'dry-run'
+  content: string
+  format: ImportFormat
+  fileName: string
+}
 
 const uploadHandler = unstable_createMemoryUploadHandler({ maxPartSize: IMPORT_MAX_BYTES })
 
-const failure = (formError: string, status = 400): ImportFormResult => ({ ok: false, formError, status })
+const unreadable = (message: string) => validationError([{ path: 'file', message }], message)
 
-export async function readImportForm(request: Request): Promise<ImportFormResult> {
+export async function readImportForm(request: Request): Promise<ImportForm> {
   let form: FormData
   try {
     form = await unstable_parseMultipartFormData(request, uploadHandler)
   } catch (error) {
     if (error instanceof MaxPartSizeExceededError) {
-      return failure(`The file may be at most ${Math.floor(IMPORT_MAX_BYTES / 1024 / 1024)} MB.`, 413)
+      throw new AppError(
+        'payload_too_large',
+        `The file may be at most ${Math.floor(IMPORT_MAX_BYTES / 1024 / 1024)} MB.`,
+      )
     }
     throw error
   }
@@ -45,7 +46,7 @@ export async function readImportForm(request: Request): Promise<ImportFormResult
     file instanceof File && file.size > 0
       ? await file.text()
       : String(form.get('content') ?? '').replace(/\r\n/g, '\n')
-  if (!content.trim()) return failure('Choose a CSV or JSON file, or paste its content.')
+  if (!content.trim()) throw unreadable('Choose a CSV or JSON file, or paste its content.')
   const chosen = String(form.get('format') ?? 'auto')
   const format: ImportFormat =
     chosen === 'csv' || chosen === 'json'
@@ -59,18 +60,18 @@ export async function readImportForm(request: Request): Promise<ImportFormResult
     try {
       parsedJson = JSON.parse(content.replace(/^\uFEFF/, ''))
     } catch {
-      return failure('The file is not valid JSON.')
+      throw unreadable('The file is not valid JSON.')
     }
     const rows = Array.isArray(parsedJson) ? parsedJson : (parsedJson as { rows?: unknown } | null)?.rows
     if (!Array.isArray(rows))
-      return failure('JSON must be an array of terms, or an object with a `rows` array.')
+      throw unreadable('JSON must be an array of terms, or an object with a `rows` array.')
     body = { format, rows }
   } else {
     body = { format, csv: content }
   }
   const input = ImportSchema.safeParse({ ...body, dryRun: intent === 'dry-run' })
   if (!input.success) {
-    return failure(input.error.issues.map((i) => `${i.path.join('.') || 'file'}: ${i.message}`).join(' '))
+    throw unreadable(input.error.issues.map((i) => `${i.path.join('.') || 'file'}: ${i.message}`).join(' '))
   }
-  return { ok: true, input: input.data, intent, content, format, fileName }
+  return { input: input.data, intent, content, format, fileName }
 }

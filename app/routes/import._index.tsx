@@ -18,11 +18,10 @@ import { useEffect, useState, type FormEvent } from 'react'
 import { FormError } from '#app/components/forms.tsx'
 import { orNotFound } from '#app/components/terms/loaders.server.ts'
 import { fill, formatDate, termHref } from '#app/components/terms/ui.tsx'
-import { AppError } from '#app/lib/errors.server.ts'
 import type { MessageKey } from '#app/lib/i18n.ts'
 import { readNdjson } from '#app/lib/ndjson.ts'
 import { readImportForm } from '#app/lib/import-form.server.ts'
-import { requireUser, requireUserAction, type FormFailure } from '#app/lib/pages.server.ts'
+import { formAction, requireUser, requireUserAction } from '#app/lib/pages.server.ts'
 import { useT } from '#app/root.tsx'
 import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, ImportJobParamsSchema } from '#app/schemas/import.ts'
 import {
@@ -51,11 +50,10 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 export async function action({ request }: ActionFunctionArgs) {
   const actor = await requireUserAction(request, 'editor')
-  const form = await readImportForm(request)
-  if (!form.ok) return data<FormFailure>({ ok: false, formError: form.formError }, { status: form.status })
-  try {
+  return formAction(async () => {
+    const form = await readImportForm(request)
     const result = await runImport({ input: form.input, actorId: actor.user.id })
-    if (result.kind === 'job') return redirect(`/import?job=${result.job.id}`)
+    if (result.kind === 'job') throw redirect(`/import?job=${result.job.id}`)
     return {
       ok: true as const,
       report: result.report,
@@ -63,12 +61,7 @@ export async function action({ request }: ActionFunctionArgs) {
       format: form.format,
       fileName: form.fileName,
     }
-  } catch (error) {
-    if (error instanceof AppError) {
-      return data<FormFailure>({ ok: false, formError: error.message }, { status: error.status })
-    }
-    throw error
-  }
+  })
 }
 
 /** Rows shown in a report table: every error row, then the others up to a limit (the counts cover all). */
@@ -194,14 +187,18 @@ function JobProgress({ initial, streamed = false }: { initial: ImportJobDto; str
 
 /**
  * Applies an import through the streamed apply route: reads the job's states line by line as the import
- * advances, then opens the finished job (whose page shows the per-row report).
+ * advances, then opens the finished job (whose page shows the per-row report). The streamed state is dropped
+ * once the page shows that job from its loader (`shownJobId`).
  */
-function useStreamedApply() {
+function useStreamedApply(shownJobId: string | undefined) {
   const t = useT()
   const navigate = useNavigate()
   const [live, setLive] = useState<ImportJobDto | null>(null)
   const [streaming, setStreaming] = useState(false)
   const [error, setError] = useState<string | null>(null)
+  useEffect(() => {
+    if (shownJobId && live?.id === shownJobId) setLive(null)
+  }, [shownJobId, live?.id])
 
   async function apply(body: FormData) {
     setStreaming(true)
@@ -290,11 +287,9 @@ export default function ImportPage() {
   const t = useT()
   const { job, recent, maxBytes, maxRows } = useLoaderData<typeof loader>()
   const result = useActionData<typeof action>()
-  const streamedApply = useStreamedApply()
+  const streamedApply = useStreamedApply(job?.id)
   const busy = useNavigation().state !== 'idle' || streamedApply.streaming
   const report = result && result.ok ? result : undefined
-  // The streamed job until its own page (with the report) has loaded.
-  const live = streamedApply.live && streamedApply.live.id !== job?.id ? streamedApply.live : null
   return (
     <section>
       <h1>{t('import.title')}</h1>
@@ -305,8 +300,8 @@ export default function ImportPage() {
         </a>
       </p>
 
-      {live ? (
-        <JobProgress key={live.id} initial={live} streamed />
+      {streamedApply.live ? (
+        <JobProgress key={streamedApply.live.id} initial={streamedApply.live} streamed />
       ) : job ? (
         <JobProgress key={job.id} initial={job} />
       ) : null}

@@ -1,7 +1,7 @@
-import { data, type ActionFunctionArgs } from '@remix-run/node'
-import { AppError } from '#app/lib/errors.server.ts'
+import type { ActionFunctionArgs } from '@remix-run/node'
+import { AppError, validationError } from '#app/lib/errors.server.ts'
 import { readImportForm } from '#app/lib/import-form.server.ts'
-import { requireUserAction, type FormFailure } from '#app/lib/pages.server.ts'
+import { requireUserAction } from '#app/lib/pages.server.ts'
 import { importProgressResponse, runImport } from '#app/services/import/import.server.ts'
 
 /**
@@ -9,22 +9,25 @@ import { importProgressResponse, runImport } from '#app/services/import/import.s
  * response (newline-delimited JSON, one line per batch of rows written, the finished job last). The session
  * is checked before the job starts, so progress flows even on the embedded database, whose only connection
  * the import's transaction holds until it commits. Without JavaScript the page's own action applies and
- * redirects to the job.
+ * redirects to the job. A form that cannot be applied answers `{ ok: false, formError }` with the error's
+ * status (a plain Response: this is a resource route, not a page action).
  */
 export async function action({ request }: ActionFunctionArgs) {
   const actor = await requireUserAction(request, 'editor')
-  const form = await readImportForm(request)
-  if (!form.ok) return data<FormFailure>({ ok: false, formError: form.formError }, { status: form.status })
-  if (form.intent !== 'apply') {
-    return data<FormFailure>({ ok: false, formError: 'This address only applies imports.' }, { status: 400 })
-  }
   try {
+    const form = await readImportForm(request)
+    if (form.intent !== 'apply') {
+      throw validationError(
+        [{ path: 'intent', message: 'Only applies.' }],
+        'This address only applies imports.',
+      )
+    }
     const result = await runImport({ input: form.input, actorId: actor.user.id })
     if (result.kind !== 'job') throw new Error('an apply must start a job')
     return await importProgressResponse(result.job.id)
   } catch (error) {
     if (error instanceof AppError) {
-      return data<FormFailure>({ ok: false, formError: error.message }, { status: error.status })
+      return Response.json({ ok: false, formError: error.message }, { status: error.status })
     }
     throw error
   }
