@@ -1,9 +1,10 @@
 import type { z } from 'zod'
 import { authorize } from '#app/lib/auth-gate.server.ts'
 import { AppError, toErrorResponse, validationError, zodProblems } from '#app/lib/errors.server.ts'
+import { decodeUtf8Text, textProblems } from '#app/lib/text-input.ts'
 import type { Endpoint, HandlerContext } from './endpoint.server.ts'
 import { API_PREFIX, router } from './registry.server.ts'
-import type { Router } from './router.server.ts'
+import type { RouteMatch, Router } from './router.server.ts'
 
 export interface RequestMeta {
   requestId: string
@@ -24,25 +25,21 @@ export async function handleApiRequest(
 ): Promise<Response> {
   try {
     const url = new URL(request.url)
-    const path = url.pathname.startsWith(API_PREFIX) ? url.pathname.slice(API_PREFIX.length) : url.pathname
-    const match = routes.match(request.method, path)
-    if (match.kind === 'bad_encoding') {
-      throw validationError([{ path: '(path)', message: 'The path has malformed percent-encoding.' }])
-    }
-    if (match.kind === 'not_found')
-      throw new AppError('not_found', `No API route ${request.method} ${url.pathname}.`)
-    if (match.kind === 'method_not_allowed') {
-      throw new AppError('method_not_allowed', `${request.method} is not allowed on ${url.pathname}.`, {
-        headers: { Allow: [...new Set(match.allow)].join(', ') },
-      })
-    }
+    const match = resolveRoute(request.method, url, routes)
     const { endpoint } = match
     const actor = await authorize(request, endpoint.access)
+    const rawQuery = readQuery(url)
+    const rawBody = endpoint.body ? await readJsonBody(request, endpoint) : undefined
+    // The text rule of every operation, checked once before any schema or service sees the input.
+    const textIssues = [
+      ...textProblems(match.params, 'params'),
+      ...textProblems(rawQuery, 'query'),
+      ...textProblems(rawBody, ''),
+    ]
+    if (textIssues.length) throw validationError(textIssues)
     const params = parsePart(endpoint.params, match.params, 'params')
-    const query = parsePart(endpoint.query, readQuery(url), 'query')
-    const body = endpoint.body
-      ? parsePart(endpoint.body, await readJsonBody(request, endpoint), 'body')
-      : undefined
+    const query = parsePart(endpoint.query, rawQuery, 'query')
+    const body = endpoint.body ? parsePart(endpoint.body, rawBody, 'body') : undefined
     const ctx: HandlerContext<unknown, unknown, unknown> = {
       request,
       params,
@@ -56,6 +53,39 @@ export async function handleApiRequest(
     }
     const result = await endpoint.handler(ctx as HandlerContext<never, never, never>)
     return toResponse(result, endpoint, ctx.responseHeaders)
+  } catch (error) {
+    return toErrorResponse(error)
+  }
+}
+
+/** Routes a method and URL; an unknown path, a wrong method or a malformed path throws the matching AppError. */
+function resolveRoute(method: string, url: URL, routes: Router): Extract<RouteMatch, { kind: 'found' }> {
+  const path = url.pathname.startsWith(API_PREFIX) ? url.pathname.slice(API_PREFIX.length) : url.pathname
+  const match = routes.match(method, path)
+  if (match.kind === 'bad_encoding') {
+    throw validationError([{ path: '(path)', message: 'The path has malformed percent-encoding.' }])
+  }
+  if (match.kind === 'not_found') throw new AppError('not_found', `No API route ${method} ${url.pathname}.`)
+  if (match.kind === 'method_not_allowed') {
+    throw new AppError('method_not_allowed', `${method} is not allowed on ${url.pathname}.`, {
+      headers: { Allow: [...new Set(match.allow)].join(', ') },
+    })
+  }
+  return match
+}
+
+/**
+ * The answer to a method no `Request` can carry (TRACE, CONNECT, TRACK): 405 with the path's `Allow`, or 404
+ * when the path is unknown, in the same envelope as every other error.
+ */
+export function rejectUnsupportedMethod(
+  method: string,
+  pathAndQuery: string,
+  routes: Router = router(),
+): Response {
+  try {
+    resolveRoute(method, new URL(`http://internal${pathAndQuery}`), routes)
+    return toErrorResponse(new AppError('method_not_allowed', `${method} is not supported.`))
   } catch (error) {
     return toErrorResponse(error)
   }
@@ -106,9 +136,9 @@ async function readJsonBody(request: Request, endpoint: Endpoint): Promise<unkno
   const max = endpoint.maxBodyBytes ?? DEFAULT_MAX_BODY
   const declared = Number(request.headers.get('content-length') ?? '0')
   if (declared > max) throw new AppError('payload_too_large', `The body is larger than ${max} bytes.`)
-  const text = await request.text()
-  if (Buffer.byteLength(text) > max)
-    throw new AppError('payload_too_large', `The body is larger than ${max} bytes.`)
+  const bytes = new Uint8Array(await request.arrayBuffer())
+  if (bytes.byteLength > max) throw new AppError('payload_too_large', `The body is larger than ${max} bytes.`)
+  const text = decodeUtf8Text(bytes, '(body)')
   if (text.trim() === '') return undefined
   const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
   if (type !== 'application/json' && !type.endsWith('+json')) {

@@ -19,6 +19,7 @@ export const STATUS = {
   term_merged: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  header_too_large: 431,
   rate_limited: 429,
   internal_error: 500,
   rag_provider_error: 502,
@@ -78,12 +79,17 @@ export interface ErrorBody {
  */
 export function toErrorResponse(error: unknown): Response {
   const appError = toAppError(error)
-  const body: ErrorBody = { error: { code: appError.code, message: appError.message } }
-  if (appError.details) body.error.details = appError.details
-  return new Response(JSON.stringify(body), {
+  return new Response(JSON.stringify(errorBody(appError)), {
     status: appError.status,
     headers: { 'Content-Type': 'application/json; charset=utf-8', ...appError.headers },
   })
+}
+
+/** The spec's envelope of an expected error. */
+export function errorBody(appError: AppError): ErrorBody {
+  const body: ErrorBody = { error: { code: appError.code, message: appError.message } }
+  if (appError.details) body.error.details = appError.details
+  return body
 }
 
 function toAppError(error: unknown): AppError {

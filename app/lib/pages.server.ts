@@ -79,6 +79,14 @@ export function parseForm<S extends z.ZodType>(
 }
 
 /**
+ * The answer of an action to a form it cannot accept: the page again with the form's errors, status 400 (401
+ * where the page must answer exactly like a failed sign-in), so a client or a test sees the refusal.
+ */
+export function invalidForm<T extends object>(payload: T, status: 400 | 401 = 400) {
+  return data(payload, { status })
+}
+
+/**
  * Runs a service call for a form; an expected failure (AppError) becomes the form's error message, with
  * `extra` (for example the submitted values, to fill the form again) merged into the answer.
  */

@@ -1,7 +1,14 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
 import { Field, fieldError, FormError, OneTimeToken } from '#app/components/forms.tsx'
-import { clientOfPage, formAction, parseForm, requireUser, requireUserAction } from '#app/lib/pages.server.ts'
+import {
+  clientOfPage,
+  formAction,
+  invalidForm,
+  parseForm,
+  requireUser,
+  requireUserAction,
+} from '#app/lib/pages.server.ts'
 import { Pager } from '#app/components/pager.tsx'
 import { useT, useOptionalUser } from '#app/root.tsx'
 import {
@@ -34,7 +41,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   switch (intent) {
     case 'role': {
       const parsed = parseForm(ChangeRoleSchema, { role: form.get('role') })
-      if (!parsed.ok) return { ...parsed, intent, userId }
+      if (!parsed.ok) return invalidForm({ ...parsed, intent, userId })
       return formAction(async () => {
         await changeUserRole({ userId, role: parsed.data.role, ...common })
         return { ok: true as const, intent, userId }
@@ -42,7 +49,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     }
     case 'create-agent': {
       const parsed = parseForm(CreateAgentSchema, { name: form.get('name') })
-      if (!parsed.ok) return { ...parsed, intent }
+      if (!parsed.ok) return invalidForm({ ...parsed, intent })
       return formAction(async () => {
         const created = await createAgent({ name: parsed.data.name, ...common })
         return { ok: true as const, intent, token: created.key.token, agentName: created.user.name }
@@ -59,7 +66,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
         return { ok: true as const, intent, userId, revoked: revoked.revoked }
       })
     default:
-      return { ok: false as const, formError: 'Unknown action.' }
+      return invalidForm({ ok: false as const, formError: 'Unknown action.' })
   }
 }
 

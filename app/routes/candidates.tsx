@@ -8,7 +8,7 @@ import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParam
 import { FormError } from '#app/components/forms.tsx'
 import { fill, formatDate, termHref } from '#app/components/terms/ui.tsx'
 import type { MessageKey } from '#app/lib/i18n.ts'
-import { formAction, parseForm, requireUser, requireUserAction } from '#app/lib/pages.server.ts'
+import { formAction, invalidForm, parseForm, requireUser, requireUserAction } from '#app/lib/pages.server.ts'
 import { Pager } from '#app/components/pager.tsx'
 import { useT } from '#app/root.tsx'
 import {
@@ -39,7 +39,7 @@ export async function action({ request }: ActionFunctionArgs) {
   const form = await request.formData()
   const intent = String(form.get('intent'))
   const params = CandidateParamsSchema.safeParse({ id: form.get('id') })
-  if (!params.success) return { ok: false as const, intent, formError: 'No such candidate.' }
+  if (!params.success) return invalidForm({ ok: false as const, intent, formError: 'No such candidate.' })
   const id = params.data.id
   if (intent === 'dismiss') {
     return formAction(async () => {
@@ -50,14 +50,14 @@ export async function action({ request }: ActionFunctionArgs) {
   if (intent === 'promote') {
     const optional = (name: string) => String(form.get(name) ?? '').trim() || undefined
     const parsed = parseForm(PromoteCandidateSchema, { name: optional('name'), slug: optional('slug') })
-    if (!parsed.ok) return { ...parsed, intent, id }
+    if (!parsed.ok) return invalidForm({ ...parsed, intent, id })
     return formAction(async () => {
       const { term } = await promoteCandidate({ id, input: parsed.data, actorId: actor.user.id })
       // The new term needs completing: continue in its editor.
       return redirect(`${termHref(term.slug)}/edit`)
     })
   }
-  return { ok: false as const, intent, formError: 'Unknown action.' }
+  return invalidForm({ ok: false as const, intent, formError: 'Unknown action.' })
 }
 
 export default function CandidatesPage() {

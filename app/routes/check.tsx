@@ -4,7 +4,7 @@ import { fieldError, FormError } from '#app/components/forms.tsx'
 import { HighlightedText } from '#app/components/terms/highlight.tsx'
 import { fill, KindBadge, termHref } from '#app/components/terms/ui.tsx'
 import type { MessageKey } from '#app/lib/i18n.ts'
-import { formAction, parseForm, requireUser, requireUserAction } from '#app/lib/pages.server.ts'
+import { formAction, invalidForm, parseForm, requireUser, requireUserAction } from '#app/lib/pages.server.ts'
 import { useT } from '#app/root.tsx'
 import { ValidateSchema } from '#app/schemas/validation.ts'
 import { validateText } from '#app/services/validation/validate.server.ts'
@@ -25,10 +25,14 @@ export async function action({ request }: ActionFunctionArgs) {
   const text = String(form.get('text') ?? '').replace(/\r\n/g, '\n')
   const includePreferred = form.get('includePreferred') === 'on'
   if (text.length > PAGE_TEXT_LIMIT) {
-    return { ok: false as const, text, fieldErrors: { text: `At most ${PAGE_TEXT_LIMIT} characters.` } }
+    return invalidForm({
+      ok: false as const,
+      text,
+      fieldErrors: { text: `At most ${PAGE_TEXT_LIMIT} characters.` },
+    })
   }
   const parsed = parseForm(ValidateSchema, { text, includePreferred })
-  if (!parsed.ok) return { ...parsed, text }
+  if (!parsed.ok) return invalidForm({ ...parsed, text })
   return formAction(async () => {
     const result = await validateText(parsed.data)
     return { ok: true as const, text, includePreferred, ...result }

@@ -10,6 +10,7 @@ import {
   clientOfPage,
   formAction,
   getSessionActor,
+  invalidForm,
   isHttpsPage,
   parseForm,
   requireSameOrigin,
@@ -39,7 +40,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
     email: form.get('email') ?? '',
     password: form.get('password') ?? '',
   })
-  if (!parsed.ok) return { ok: false as const, formError: 'The email or password is incorrect.' }
+  if (!parsed.ok)
+    return invalidForm({ ok: false as const, formError: 'The email or password is incorrect.' }, 401)
   return formAction(async () => {
     const { token } = await loginWithPassword({ ...parsed.data, client: clientOfPage(request, context) })
     return redirect(safeRedirect(form.get('redirectTo')), {

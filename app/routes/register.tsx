@@ -10,6 +10,7 @@ import {
   clientOfPage,
   formAction,
   getSessionActor,
+  invalidForm,
   isHttpsPage,
   parseForm,
   requireSameOrigin,
@@ -32,7 +33,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
 export async function action({ request, context }: ActionFunctionArgs) {
   requireSameOrigin(request, false)
   const parsed = parseForm(SignUpSchema, Object.fromEntries(await request.formData()))
-  if (!parsed.ok) return parsed
+  if (!parsed.ok) return invalidForm(parsed)
   return formAction(async () => {
     const { token } = await registerUser({ ...parsed.data, client: clientOfPage(request, context) })
     return redirect('/', {

@@ -8,7 +8,7 @@ import { Form, Link, useActionData, useLoaderData } from '@remix-run/react'
 import { FormError, fieldError } from '#app/components/forms.tsx'
 import type { MessageKey } from '#app/lib/i18n.ts'
 import { AppError } from '#app/lib/errors.server.ts'
-import { formAction, parseForm, requireUser, requireUserAction } from '#app/lib/pages.server.ts'
+import { formAction, invalidForm, parseForm, requireUser, requireUserAction } from '#app/lib/pages.server.ts'
 import { useT } from '#app/root.tsx'
 import { PatchRelationSchema, RELATION_TYPE_VALUES } from '#app/schemas/relations.ts'
 import { getRelation } from '#app/services/relations/read.server.ts'
@@ -48,7 +48,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     sourceRevision: useCurrent ? current.source.revision : current.sourceRevision,
     targetRevision: useCurrent ? current.target.revision : current.targetRevision,
   })
-  if (!parsed.ok) return parsed
+  if (!parsed.ok) return invalidForm(parsed)
   return formAction(async () => {
     await patchRelation({
       id: params.id!,

@@ -8,7 +8,7 @@ import { Form, useActionData, useLoaderData, useSearchParams, useSubmit } from '
 import { useRef } from 'react'
 import { FormError, fieldError } from '#app/components/forms.tsx'
 import type { MessageKey } from '#app/lib/i18n.ts'
-import { formAction, parseForm, requireUser, requireUserAction } from '#app/lib/pages.server.ts'
+import { formAction, invalidForm, parseForm, requireUser, requireUserAction } from '#app/lib/pages.server.ts'
 import { useT } from '#app/root.tsx'
 import { ProposeRelationSchema, RELATION_TYPE_VALUES } from '#app/schemas/relations.ts'
 import { searchRelationTerms } from '#app/services/relations/read.server.ts'
@@ -39,7 +39,7 @@ export async function action({ request }: ActionFunctionArgs) {
     relationType: form.get('relationType'),
     evidenceMd: form.get('evidenceMd') ?? '',
   })
-  if (!parsed.ok) return parsed
+  if (!parsed.ok) return invalidForm(parsed)
   return formAction(async () => {
     await proposeRelation({ input: parsed.data, actor: { id: actor.user.id, role: actor.user.role } })
     return redirect('/relations?status=proposed')

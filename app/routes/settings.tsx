@@ -9,6 +9,7 @@ import { Field, fieldError, FormError, OneTimeToken } from '#app/components/form
 import {
   clientOfPage,
   formAction,
+  invalidForm,
   isHttpsPage,
   parseForm,
   requireUser,
@@ -54,7 +55,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   switch (intent) {
     case 'rename': {
       const parsed = parseForm(UpdateAccountSchema, { name: form.get('name') })
-      if (!parsed.ok) return { ...parsed, intent }
+      if (!parsed.ok) return invalidForm({ ...parsed, intent })
       return formAction(async () => {
         await updateAccountName({ userId: actor.user.id, name: parsed.data.name, client })
         return { ok: true as const, intent, saved: true }
@@ -62,7 +63,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     }
     case 'create-key': {
       const parsed = parseForm(CreateKeySchema, { name: form.get('name'), scopes: form.getAll('scopes') })
-      if (!parsed.ok) return { ...parsed, intent }
+      if (!parsed.ok) return invalidForm({ ...parsed, intent })
       return formAction(async () => {
         const { token } = await createPersonalKey({
           user: actor.user,
@@ -88,7 +89,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
         confirmEmail: form.get('confirmEmail') ?? '',
         password: form.get('password') || undefined,
       })
-      if (!parsed.ok) return { ...parsed, intent }
+      if (!parsed.ok) return invalidForm({ ...parsed, intent })
       return formAction(async () => {
         await deleteOwnAccount({ userId: actor.user.id, ...parsed.data, client })
         return redirect('/login', {
@@ -97,7 +98,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       })
     }
     default:
-      return { ok: false as const, formError: 'Unknown action.' }
+      return invalidForm({ ok: false as const, formError: 'Unknown action.' })
   }
 }
 

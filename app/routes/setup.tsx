@@ -6,7 +6,14 @@ import {
 } from '@remix-run/node'
 import { useActionData } from '@remix-run/react'
 import { SignUpForm } from '#app/components/sign-up-form.tsx'
-import { clientOfPage, formAction, isHttpsPage, parseForm, requireSameOrigin } from '#app/lib/pages.server.ts'
+import {
+  clientOfPage,
+  formAction,
+  invalidForm,
+  isHttpsPage,
+  parseForm,
+  requireSameOrigin,
+} from '#app/lib/pages.server.ts'
 import { useT } from '#app/root.tsx'
 import { SignUpSchema } from '#app/schemas/identity.ts'
 import { setupFirstAdmin } from '#app/services/auth/accounts.server.ts'
@@ -23,7 +30,7 @@ export async function loader(_: LoaderFunctionArgs) {
 export async function action({ request, context }: ActionFunctionArgs) {
   requireSameOrigin(request, false)
   const parsed = parseForm(SignUpSchema, Object.fromEntries(await request.formData()))
-  if (!parsed.ok) return parsed
+  if (!parsed.ok) return invalidForm(parsed)
   return formAction(async () => {
     const { token } = await setupFirstAdmin({ ...parsed.data, client: clientOfPage(request, context) })
     return redirect('/', {

@@ -18,7 +18,7 @@ import {
   useLang,
 } from '#app/components/terms/ui.tsx'
 import type { MessageKey } from '#app/lib/i18n.ts'
-import { formAction, parseForm, requireUser, requireUserAction } from '#app/lib/pages.server.ts'
+import { formAction, invalidForm, parseForm, requireUser, requireUserAction } from '#app/lib/pages.server.ts'
 import { loadTermLinks } from '#app/lib/term-links.server.ts'
 import { useOptionalUser, useT } from '#app/root.tsx'
 import { MergeTermSchema } from '#app/schemas/terms.ts'
@@ -74,14 +74,14 @@ export async function action({ request, params }: ActionFunctionArgs) {
       into: String(form.get('into') ?? '').trim(),
       note: form.get('note') ?? '',
     })
-    if (!parsed.ok) return { ...parsed, intent }
+    if (!parsed.ok) return invalidForm({ ...parsed, intent })
     return formAction(async () => {
       const result = await mergeTerm({ idOrSlug: params.slug!, input: parsed.data, actorId: actor.user.id })
       return redirect(`${termHref(result.into.slug)}?merged=${encodeURIComponent(result.merged.slug)}`)
     })
   }
   await requireUserAction(request)
-  return { ok: false as const, formError: 'Unknown action.' }
+  return invalidForm({ ok: false as const, formError: 'Unknown action.' })
 }
 
 export default function TermPage() {

@@ -7,7 +7,7 @@ import {
 import { Link, useActionData, useLoaderData } from '@remix-run/react'
 import { WikiEditor, type WikiFormValues } from '#app/components/content/wiki-editor.tsx'
 import { AppError } from '#app/lib/errors.server.ts'
-import { formAction, parseForm, requireUser, requireUserAction } from '#app/lib/pages.server.ts'
+import { formAction, invalidForm, parseForm, requireUser, requireUserAction } from '#app/lib/pages.server.ts'
 import { readWikiForm, wikiBody } from '#app/lib/wiki-form.server.ts'
 import { useT } from '#app/root.tsx'
 import { UpdateWikiPageSchema, WIKI_STATUS_VALUES } from '#app/schemas/wiki.ts'
@@ -37,7 +37,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     return { ok: true as const, values, baseRevision, preview: renderMarkdown(values.content) }
   }
   const parsed = parseForm(UpdateWikiPageSchema, { ...wikiBody(values), baseRevision })
-  if (!parsed.ok) return { ...parsed, values, baseRevision }
+  if (!parsed.ok) return invalidForm({ ...parsed, values, baseRevision })
   return formAction(
     async () => {
       const page = await updateWikiPage({

@@ -6,7 +6,7 @@ import {
 } from '@remix-run/node'
 import { useActionData } from '@remix-run/react'
 import { WikiEditor } from '#app/components/content/wiki-editor.tsx'
-import { formAction, parseForm, requireUser, requireUserAction } from '#app/lib/pages.server.ts'
+import { formAction, invalidForm, parseForm, requireUser, requireUserAction } from '#app/lib/pages.server.ts'
 import { readWikiForm, wikiBody } from '#app/lib/wiki-form.server.ts'
 import { useT } from '#app/root.tsx'
 import { CreateWikiPageSchema, WIKI_STATUS_VALUES } from '#app/schemas/wiki.ts'
@@ -27,7 +27,7 @@ export async function action({ request }: ActionFunctionArgs) {
   if (form.get('intent') === 'preview')
     return { ok: true as const, values, preview: renderMarkdown(values.content) }
   const parsed = parseForm(CreateWikiPageSchema, { ...wikiBody(values), slug: values.slug || undefined })
-  if (!parsed.ok) return { ...parsed, values }
+  if (!parsed.ok) return invalidForm({ ...parsed, values })
   return formAction(
     async () => {
       const page = await createWikiPage({

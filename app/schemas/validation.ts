@@ -77,9 +77,21 @@ export const SummarySchema = z.object({
   terms: z.number().int().meta({ description: 'Distinct terms found.' }),
 })
 
+export const GlossaryStateSchema = z
+  .object({
+    version: z.number().int().meta({ description: 'The glossary version the matcher was built from.' }),
+    upToDate: z.boolean().meta({
+      description:
+        'False when a newer glossary version (a save that just committed) was still being compiled after 2 s of waiting; the answer then used `version`.',
+    }),
+  })
+  .meta({ description: 'Which glossary the answer was checked against.' })
+export type GlossaryState = z.output<typeof GlossaryStateSchema>
+
 export const ValidateResponseSchema = z.object({
   occurrences: z.array(OccurrenceSchema),
   summary: SummarySchema,
+  glossary: GlossaryStateSchema,
 })
 
 export const ValidateBatchResponseSchema = z.object({
@@ -87,4 +99,5 @@ export const ValidateBatchResponseSchema = z.object({
     z.object({ id: z.string(), occurrences: z.array(OccurrenceSchema), summary: SummarySchema }),
   ),
   summary: SummarySchema.extend({ texts: z.number().int() }),
+  glossary: GlossaryStateSchema,
 })

@@ -1,21 +1,23 @@
 import crypto from 'node:crypto'
+import type { Server } from 'node:http'
+import type { Socket } from 'node:net'
 import path from 'node:path'
-import { Readable } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
-import type { ReadableStream as NodeReadableStream } from 'node:stream/web'
-import { createRequestHandler } from '@remix-run/express'
-import type { ServerBuild } from '@remix-run/node'
-import express, { type Request as ExpressRequest, type Response as ExpressResponse } from 'express'
-import { handleApiRequest } from '#app/api/handler.server.ts'
+import { createRequestHandler as createRemixHandler, type ServerBuild } from '@remix-run/node'
+import express, {
+  type NextFunction,
+  type Request as ExpressRequest,
+  type Response as ExpressResponse,
+} from 'express'
+import { handleApiRequest, rejectUnsupportedMethod } from '#app/api/handler.server.ts'
 import { API_PREFIX } from '#app/api/registry.server.ts'
 import { getConfig } from '#app/lib/config.server.ts'
-import { AppError, toErrorResponse } from '#app/lib/errors.server.ts'
+import { AppError, errorBody, toErrorResponse } from '#app/lib/errors.server.ts'
 import { log, withRequestContext } from '#app/lib/logger.server.ts'
+import { isForbiddenMethod, readBody, sendFetchResponse, toFetchRequest } from './fetch-bridge.server.ts'
+import { PageInputError, readPageRequest } from './page-input.server.ts'
 import { checkReadiness } from './readiness.server.ts'
 import { securityHeaders } from './security-headers.server.ts'
 
-/** The largest body any endpoint accepts (batch validation: 10 MB of text plus JSON overhead). */
-const MAX_BODY_BYTES = 12 * 1024 * 1024
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/
 
 export interface HttpAppOptions {
@@ -85,79 +87,126 @@ export function createHttpApp(options: HttpAppOptions = {}): express.Express {
     app.use(express.static(options.clientDir, { maxAge: '1h', index: false }))
   }
   if (options.build) {
-    app.all(
-      '*',
-      createRequestHandler({
-        build: options.build,
-        mode: options.isDev ? 'development' : 'production',
-        getLoadContext: (req, res) => ({
+    // Remix in production mode unless this is `npm run dev`: errors reach the browser without their stacks,
+    // whatever NODE_ENV says (docs/decisions/012-hardening.md).
+    const handleRemix = createRemixHandler(options.build, options.isDev ? 'development' : 'production')
+    app.use((req, res, next) => {
+      void (async () => {
+        const request = await readPageRequest(req, res)
+        const response = await handleRemix(request, {
           cspNonce: res.locals.cspNonce,
           requestId: res.locals.requestId,
           ip: req.ip ?? req.socket.remoteAddress ?? '',
           isHttps: req.secure,
-        }),
-      }),
+        })
+        await sendFetchResponse(req, res, response)
+      })().catch(next)
+    })
+  }
+  app.use((_req, res) => {
+    sendPlainPage(res, 404, 'This page does not exist.')
+  })
+  app.use(finalErrorHandler(options.isDev ?? false))
+  return app
+}
+
+/**
+ * The last stop of every error Express sees outside the API (a page refused at its input boundary, a path
+ * the static server cannot decode, a failure of the Remix adapter): a plain page with a status and a short
+ * message, never a stack or a source path. Only `npm run dev` shows the error itself.
+ */
+function finalErrorHandler(isDev: boolean) {
+  return (error: unknown, _req: ExpressRequest, res: ExpressResponse, _next: NextFunction): void => {
+    if (res.headersSent) {
+      res.destroy()
+      return
+    }
+    if (error instanceof PageInputError) {
+      res.set(error.headers)
+      sendPlainPage(res, error.status, error.message)
+      return
+    }
+    const status = (error as { status?: unknown; statusCode?: unknown }).status
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      sendPlainPage(res, status, status === 404 ? 'This page does not exist.' : 'The request is not valid.')
+      return
+    }
+    log().error({ err: error }, 'unhandled page error')
+    sendPlainPage(
+      res,
+      500,
+      isDev ? String((error as Error)?.stack ?? error) : 'Something went wrong on the server.',
     )
   }
-  return app
+}
+
+const PAGE_TITLES: Record<number, string> = {
+  400: 'Bad request / 잘못된 요청',
+  404: 'Not found / 찾을 수 없음',
+  405: 'Method not allowed / 허용되지 않는 메서드',
+  413: 'Too large / 너무 큼',
+  415: 'Not a form / 양식이 아님',
+  500: 'Error / 오류',
+}
+
+/** A self-contained error page (no scripts, no build assets: it must render when nothing else works). */
+function sendPlainPage(res: ExpressResponse, status: number, message: string): void {
+  const title = PAGE_TITLES[status] ?? `Error ${status}`
+  const html =
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${status} ${escapeHtml(title)}</title>` +
+    `</head><body><main><h1>${status} ${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p>` +
+    '<p><a href="/">Home / 홈</a></p></main></body></html>'
+  res.status(status).type('text/html; charset=utf-8').send(html)
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 }
 
 async function serveApi(req: ExpressRequest, res: ExpressResponse): Promise<void> {
   let response: Response
   try {
-    const body = ['GET', 'HEAD'].includes(req.method) ? undefined : new Uint8Array(await readBody(req))
-    const headers = new Headers()
-    for (const [key, value] of Object.entries(req.headers)) {
-      if (value === undefined) continue
-      for (const item of Array.isArray(value) ? value : [value]) headers.append(key, item)
+    if (isForbiddenMethod(req.method)) {
+      response = rejectUnsupportedMethod(req.method.toUpperCase(), req.originalUrl)
+    } else {
+      const body = ['GET', 'HEAD'].includes(req.method) ? undefined : new Uint8Array(await readBody(req))
+      // A fixed base keeps a hostile Host header or a `//host` path from changing what the URL means.
+      const request = toFetchRequest(req, res, `http://internal${req.originalUrl}`, body)
+      response = await handleApiRequest(request, {
+        requestId: res.locals.requestId,
+        ip: req.ip ?? req.socket.remoteAddress ?? '',
+        isHttps: req.secure,
+      })
     }
-    // A fixed base keeps a hostile Host header or a `//host` path from changing what the URL means.
-    const request = new Request(`http://internal${req.originalUrl}`, { method: req.method, headers, body })
-    response = await handleApiRequest(request, {
-      requestId: res.locals.requestId,
-      ip: req.ip ?? req.socket.remoteAddress ?? '',
-      isHttps: req.secure,
-    })
   } catch (error) {
     response = toErrorResponse(error)
   }
-  res.status(response.status)
-  response.headers.forEach((value, key) => {
-    if (key !== 'set-cookie') res.setHeader(key, value)
-  })
-  const cookies = response.headers.getSetCookie()
-  if (cookies.length) res.setHeader('Set-Cookie', cookies)
-  if (req.method === 'HEAD' || !response.body) {
-    res.end()
-    return
-  }
-  // Streamed, not buffered: progress streams (application/x-ndjson) must reach the client as they are written.
-  await pipeline(Readable.fromWeb(response.body as NodeReadableStream<Uint8Array>), res).catch(
-    (err: unknown) => {
-      // A client that goes away mid-stream is not an error of ours.
-      if ((err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') {
-        log().warn({ err, requestId: res.locals.requestId }, 'response stream failed')
-      }
-    },
-  )
+  await sendFetchResponse(req, res, response)
 }
 
-/** Reads the body up to the limit; past it the rest is drained unread so the client still gets its 413. */
-function readBody(req: ExpressRequest): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk)
-    })
-    req.on('end', () => {
-      if (size > MAX_BODY_BYTES) {
-        reject(new AppError('payload_too_large', `The body is larger than ${MAX_BODY_BYTES} bytes.`))
-      } else {
-        resolve(Buffer.concat(chunks))
-      }
-    })
-    req.on('error', reject)
+/**
+ * Errors Node's HTTP parser answers before any of our code runs (a request line or headers over its limit,
+ * bytes that are not HTTP): answered in the API's JSON envelope instead of an empty body. Attach to every
+ * server that serves this app.
+ */
+export function answerClientErrors(server: Server): Server {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (!socket.writable || (socket as Socket & { _httpMessage?: unknown })._httpMessage) {
+      socket.destroy()
+      return
+    }
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW'
+    const appError = tooLarge
+      ? new AppError('header_too_large', 'The request line and headers are larger than the server accepts.')
+      : new AppError('bad_request', 'The request is not valid HTTP (malformed request line, header or path).')
+    const body = JSON.stringify(errorBody(appError))
+    socket.end(
+      `HTTP/1.1 ${appError.status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        'Connection: close\r\n\r\n' +
+        body,
+    )
   })
+  return server
 }

@@ -9,7 +9,7 @@ import { applyMigrations, assertNoPendingMigrations } from '#db/migrator.ts'
 import { closeDb, initDb } from '#db/orm.ts'
 import { closeQueue } from '#pipeline/transport.ts'
 import { startWorker, type WorkerHandle } from '#pipeline/worker.ts'
-import { createHttpApp, type HttpAppOptions } from './http.server.ts'
+import { answerClientErrors, createHttpApp, type HttpAppOptions } from './http.server.ts'
 
 /**
  * The process entry points behind `glossary <command>`. They live in the server build (exported from
@@ -52,7 +52,7 @@ class Lifecycle {
   async listen(options: HttpAppOptions): Promise<Server> {
     const config = getConfig()
     const app = createHttpApp(options)
-    const server = app.listen(config.port, config.host)
+    const server = answerClientErrors(app.listen(config.port, config.host))
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve)
       server.once('error', reject)

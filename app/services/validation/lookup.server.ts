@@ -24,7 +24,7 @@ export interface LookupResult {
  * 500 texts cost 500 Map lookups and no database round trip.
  */
 export async function lookupTerms(options: { texts: string[] }): Promise<{ results: LookupResult[] }> {
-  const snapshot = await matcherCache.get()
+  const { snapshot } = await matcherCache.getFresh()
   const results = options.texts.map((text): LookupResult => {
     const normalized = normalizeKey(text)
     const entries = normalized ? (snapshot.byKey.get(normalized) ?? []) : []

@@ -1,3 +1,4 @@
+import { getConfig } from '#app/lib/config.server.ts'
 import { log } from '#app/lib/logger.server.ts'
 import { compileNotationsOffThread, onCompileFallback } from '#app/services/matching/compile-worker.ts'
 import { matcherFromCompiled, type Matcher, type MatcherEntry } from '#app/services/matching/matcher.ts'
@@ -11,8 +12,10 @@ import { em } from '#db/orm.ts'
  *
  * - Built from every name and notation of every `active`, `needs_completion` and `deprecated` term (merged
  *   and deleted terms are out), plus a Map normalized notation → entries for exact lookups.
- * - Requests never rebuild and never wait for a rebuild: they take the current snapshot. Only the first
- *   request of a cold process waits for the first build.
+ * - Requests never rebuild. Most take the current snapshot; only the first request of a cold process waits for
+ *   the first build. Answers that must reflect every committed save (validation and lookup: a tool saves a
+ *   term, then validates) use `getFresh`, which waits for a rebuild under way, at most `FRESH_WAIT_MS`, and
+ *   then answers with the snapshot it has, saying which glossary version that is.
  * - After a local save commits, `onGlossaryChanged` schedules a background rebuild (coalesced: saves during a
  *   build cause exactly one more build). Other processes' saves are noticed through the glossary version
  *   counter, read at most once per second, in the background, when a request uses the cache.
@@ -49,6 +52,15 @@ export interface MatcherSnapshot {
 
 const VERSION_CHECK_INTERVAL_MS = 1000
 const REBUILD_DELAY_MS = 20
+/** How long a validation waits for a newer glossary's matcher before answering with the one it has. */
+export const FRESH_WAIT_MS = 2000
+
+/** A snapshot handed to an answer, and whether it reflects the newest committed glossary version. */
+export interface FreshSnapshot {
+  snapshot: MatcherSnapshot
+  /** False when the wait ran out while a newer glossary version was still being compiled. */
+  upToDate: boolean
+}
 
 interface FormRow {
   term_id: string
@@ -169,6 +181,32 @@ export class MatcherCache {
     return this.current
   }
 
+  /**
+   * The snapshot of the newest committed glossary: when a save is not compiled yet, waits for the rebuild, at
+   * most `maxWaitMs`, then answers with the current snapshot marked `upToDate: false`.
+   *
+   * Which saves it knows of: on the embedded database this process is the only writer (the data folder is
+   * locked to it), so its own pending rebuild is the whole truth and no query is needed. On PostgreSQL other
+   * processes write too, so the committed glossary version is read first (one indexed row).
+   */
+  async getFresh(options: { maxWaitMs?: number; sharedDatabase?: boolean } = {}): Promise<FreshSnapshot> {
+    const deadline = performance.now() + (options.maxWaitMs ?? FRESH_WAIT_MS)
+    let snapshot = await this.get()
+    let target = snapshot.version
+    if (options.sharedDatabase ?? Boolean(getConfig().databaseUrl)) {
+      const committed = await withDeadline(readGlossaryVersion(em()), deadline)
+      if (committed === undefined) return { snapshot, upToDate: false }
+      target = committed
+      if (target > snapshot.version) this.invalidate()
+    }
+    const pending = () => this.dirty || this.scheduled || this.building !== undefined
+    while ((pending() || snapshot.version < target) && performance.now() < deadline) {
+      await withDeadline<unknown>(this.building ?? sleep(REBUILD_DELAY_MS), deadline)
+      snapshot = this.current ?? snapshot
+    }
+    return { snapshot, upToDate: !pending() && snapshot.version >= target }
+  }
+
   /** Marks the snapshot stale and rebuilds in the background. */
   invalidate(): void {
     this.dirty = true
@@ -237,6 +275,25 @@ export class MatcherCache {
       .finally(() => {
         this.checking = false
       })
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms))
+}
+
+/** The promise's value, or undefined once the deadline (a `performance.now()` time) has passed. */
+async function withDeadline<T>(promise: Promise<T>, deadline: number): Promise<T | undefined> {
+  const remaining = deadline - performance.now()
+  if (remaining <= 0) return undefined
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<undefined>(
+    (resolve) => (timer = setTimeout(() => resolve(undefined), remaining)),
+  )
+  try {
+    return await Promise.race([promise.catch(() => undefined), timeout])
+  } finally {
+    clearTimeout(timer)
   }
 }
 

@@ -1,6 +1,11 @@
 import { AppError } from '#app/lib/errors.server.ts'
 import { RELEASE } from '#app/lib/version.server.ts'
-import { VALIDATE_LIMITS, type ValidateBatchInput, type ValidateInput } from '#app/schemas/validation.ts'
+import {
+  VALIDATE_LIMITS,
+  type GlossaryState,
+  type ValidateBatchInput,
+  type ValidateInput,
+} from '#app/schemas/validation.ts'
 import { gatherCandidatesLater } from '#app/services/candidates/candidates.server.ts'
 import { preferredFormFor } from '#app/services/terms/content.server.ts'
 import type { NotationKind } from '#db/entities/term.entity.ts'
@@ -124,11 +129,11 @@ function summarize(occurrences: readonly Occurrence[]): Summary {
  */
 export async function validateText(
   options: ValidateInput,
-): Promise<{ occurrences: Occurrence[]; summary: Summary }> {
-  const snapshot = await matcherCache.get()
+): Promise<{ occurrences: Occurrence[]; summary: Summary; glossary: GlossaryState }> {
+  const { snapshot, upToDate } = await matcherCache.getFresh()
   const occurrences = scanText(snapshot, options.text, options.includePreferred)
   gatherCandidatesLater({ texts: [options.text], source: 'validate', known: snapshot.byKey })
-  return { occurrences, summary: summarize(occurrences) }
+  return { occurrences, summary: summarize(occurrences), glossary: { version: snapshot.version, upToDate } }
 }
 
 /**
@@ -140,6 +145,7 @@ export async function validateBatch(options: ValidateBatchInput): Promise<
   | {
       results: { id: string; occurrences: Occurrence[]; summary: Summary }[]
       summary: Summary & { texts: number }
+      glossary: GlossaryState
     }
 > {
   let bytes = 0
@@ -150,7 +156,7 @@ export async function validateBatch(options: ValidateBatchInput): Promise<
       `The texts hold ${bytes} bytes; at most ${VALIDATE_LIMITS.batchBytes}.`,
     )
   }
-  const snapshot = await matcherCache.get()
+  const { snapshot, upToDate } = await matcherCache.getFresh()
   const results = options.texts.map((t, i) => {
     const occurrences = scanText(snapshot, t.text, options.includePreferred)
     return { id: t.id ?? `text-${i + 1}`, occurrences, summary: summarize(occurrences) }
@@ -167,5 +173,9 @@ export async function validateBatch(options: ValidateBatchInput): Promise<
     })
   }
   const all = results.flatMap((r) => r.occurrences)
-  return { results, summary: { ...summarize(all), texts: results.length } }
+  return {
+    results,
+    summary: { ...summarize(all), texts: results.length },
+    glossary: { version: snapshot.version, upToDate },
+  }
 }

@@ -1,0 +1,97 @@
+import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web'
+import type { Request as ExpressRequest, Response as ExpressResponse } from 'express'
+import { AppError } from '#app/lib/errors.server.ts'
+import { log } from '#app/lib/logger.server.ts'
+
+/**
+ * Express ↔ Fetch: the API dispatcher and the Remix pages both work on Fetch `Request`/`Response`; this module
+ * is the one place that turns Node's request into one (with a body already read and bounded) and writes one
+ * back (streamed, so NDJSON progress reaches the client as it is written).
+ */
+
+/** The largest body any request may carry (batch validation: 10 MB of text plus JSON overhead). */
+export const MAX_BODY_BYTES = 12 * 1024 * 1024
+
+/**
+ * Methods Node's HTTP parser accepts but the Fetch `Request` constructor refuses ("forbidden methods"): they
+ * never reach a route, and are answered 405 before a `Request` is made.
+ */
+const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK'])
+
+export function isForbiddenMethod(method: string): boolean {
+  return FORBIDDEN_METHODS.has(method.toUpperCase())
+}
+
+export function requestHeaders(req: ExpressRequest): Headers {
+  const headers = new Headers()
+  for (const [key, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue
+    for (const item of Array.isArray(value) ? value : [value]) headers.append(key, item)
+  }
+  return headers
+}
+
+/**
+ * A Fetch request for `url` with Node's headers and the already read `body`. The signal aborts when the client
+ * goes away before the answer is written (Remix stops pending loaders then).
+ */
+export function toFetchRequest(
+  req: ExpressRequest,
+  res: ExpressResponse,
+  url: string,
+  body: Uint8Array<ArrayBuffer> | undefined,
+  headers = requestHeaders(req),
+): Request {
+  const controller = new AbortController()
+  let done = false
+  res.on('finish', () => (done = true))
+  res.on('close', () => {
+    if (!done) controller.abort()
+  })
+  return new Request(url, { method: req.method, headers, body, signal: controller.signal })
+}
+
+/** Reads the body up to the limit; past it the rest is drained unread so the client still gets its 413. */
+export function readBody(req: ExpressRequest, max = MAX_BODY_BYTES): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= max) chunks.push(chunk)
+    })
+    req.on('end', () => {
+      if (size > max) reject(new AppError('payload_too_large', `The body is larger than ${max} bytes.`))
+      else resolve(Buffer.concat(chunks))
+    })
+    req.on('error', reject)
+  })
+}
+
+/** Writes a Fetch response to Node's, streaming its body. */
+export async function sendFetchResponse(
+  req: ExpressRequest,
+  res: ExpressResponse,
+  response: Response,
+): Promise<void> {
+  res.status(response.status)
+  response.headers.forEach((value, key) => {
+    if (key !== 'set-cookie') res.setHeader(key, value)
+  })
+  const cookies = response.headers.getSetCookie()
+  if (cookies.length) res.setHeader('Set-Cookie', cookies)
+  if (req.method === 'HEAD' || !response.body) {
+    res.end()
+    return
+  }
+  await pipeline(Readable.fromWeb(response.body as NodeReadableStream<Uint8Array>), res).catch(
+    (err: unknown) => {
+      // A client that goes away mid-stream is not an error of ours.
+      if ((err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') {
+        log().warn({ err, requestId: res.locals.requestId }, 'response stream failed')
+      }
+    },
+  )
+}
