@@ -25,7 +25,11 @@ const api = (method: string, path: string, headers: Record<string, string>, body
   apiCall(server.url(), method, path, headers, body)
 
 /** A request with a body sent exactly as given (bytes), for what JSON.stringify would never produce. */
-async function rawPost(path: string, headers: Record<string, string>, body: string | Uint8Array) {
+async function rawPost(
+  path: string,
+  headers: Record<string, string>,
+  body: string | Uint8Array<ArrayBuffer>,
+) {
   const res = await fetch(`${server.url()}/api/v1${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },

@@ -1,0 +1,93 @@
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { FormStore, matcherCache } from '#app/services/validation/matcher-cache.server.ts'
+import { em } from '#db/orm.ts'
+import { createApiKey, createTerm, createUser, type TestUser } from '#tests/factories.ts'
+import { apiCall, useApiServer } from '#tests/http.ts'
+import { useTestDb } from '#tests/setup/db.ts'
+
+// A tool that saves a term and then validates must see it (issue 9, defect 8).
+useTestDb()
+const server = useApiServer()
+
+let editor: TestUser
+let key: Record<string, string>
+
+beforeAll(async () => {
+  editor = await createUser({ role: 'editor' })
+  key = await createApiKey(editor.user.id, ['validate', 'read'])
+  await createTerm({ name: 'Warmup Term' })
+  await matcherCache.whenIdle()
+})
+
+afterEach(() => {
+  vi.restoreAllMocks()
+})
+
+const api = (method: string, path: string, headers: Record<string, string>, body?: unknown) =>
+  apiCall(server.url(), method, path, headers, body)
+
+describe('validation right after a save', () => {
+  it('finds a term created by the request just before, and says which glossary version it used', async () => {
+    const before = (await matcherCache.get()).version
+    const created = await api('POST', '/terms', editor.sessionHeaders, {
+      name: 'Quillon Frame',
+      notations: [{ text: 'quill-frame', kind: 'deprecated', lang: null }],
+    })
+    expect(created.status).toBe(201)
+    // No waiting here: the validation itself waits for the rebuild the save started.
+    const res = await api('POST', '/validate', key, { text: 'Use the quill-frame.' })
+    expect(res.status).toBe(200)
+    expect(res.json.occurrences.map((o: { text: string }) => o.text)).toEqual(['quill-frame'])
+    expect(res.json.glossary.version).toBeGreaterThan(before)
+    expect(res.json.glossary.upToDate).toBe(true)
+
+    const batch = await api('POST', '/validate/batch', key, { texts: [{ text: 'quill-frame' }] })
+    expect(batch.json.results[0].occurrences).toHaveLength(1)
+    expect(batch.json.glossary).toEqual(res.json.glossary)
+
+    const lookup = await api('POST', '/terms/lookup', key, { texts: ['Quillon Frame'] })
+    expect(lookup.json.results[0].found).toBe(true)
+  })
+
+  it('waits at most the bound, then answers with the old matcher and says it is not up to date', async () => {
+    const old = await matcherCache.whenIdle()
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const build = FormStore.prototype.build
+    // The next compile hangs until released, as a very large glossary's would.
+    vi.spyOn(FormStore.prototype, 'build').mockImplementationOnce(async function (this: FormStore, ...args) {
+      await gate
+      return build.apply(this, args)
+    })
+    await createTerm({ name: 'Slowly Compiled' })
+    const answer = await matcherCache.getFresh({ maxWaitMs: 100 })
+    expect(answer.upToDate).toBe(false)
+    expect(answer.snapshot.version).toBe(old!.version)
+    release()
+    const fresh = await matcherCache.getFresh({ maxWaitMs: 5000 })
+    expect(fresh.upToDate).toBe(true)
+    expect(fresh.snapshot.version).toBeGreaterThan(old!.version)
+  })
+
+  it('on a shared PostgreSQL, notices a save of another process at once through the glossary version', async () => {
+    const before = await matcherCache.whenIdle()
+    const [{ id }] = await em().execute<{ id: string }[]>(`select id from terms where name = 'Warmup Term'`)
+    // Another process's save, played in SQL: no in-process event, only the version counter moves.
+    await em().transactional(async (tx) => {
+      const [{ v }] = await tx.execute<{ v: string }[]>(
+        `update app_setting set value = to_jsonb((value #>> '{}')::bigint + 1) where key = 'glossary.version'
+         returning value #>> '{}' as v`,
+      )
+      await tx.execute(
+        `insert into term_notations (id, term_id, text, normalized, kind, lang, source, position)
+         values (gen_random_uuid(), ?, 'Warmbit', 'warmbit', 'admitted', null, 'notation', 9)`,
+        [id],
+      )
+      await tx.execute('update terms set change_version = ? where id = ?', [Number(v), id])
+    })
+    const { snapshot, upToDate } = await matcherCache.getFresh({ sharedDatabase: true })
+    expect(upToDate).toBe(true)
+    expect(snapshot.version).toBeGreaterThan(before!.version)
+    expect(snapshot.byKey.has('warmbit')).toBe(true)
+  })
+})
