@@ -5,6 +5,7 @@ import {
 } from '@remix-run/node'
 import { AppError, validationError } from '#app/lib/errors.server.ts'
 import { IMPORT_MAX_BYTES, ImportSchema, type ImportInput } from '#app/schemas/import.ts'
+import { decodeUtf8Text } from './text-input.ts'
 
 /**
  * Reads the import page's form (an uploaded file or pasted content; CSV or JSON, chosen or detected) into
@@ -29,7 +30,10 @@ const unreadable = (message: string) => validationError([{ path: 'file', message
 export async function readImportForm(request: Request): Promise<ImportForm> {
   let form: FormData
   try {
-    form = await unstable_parseMultipartFormData(request, uploadHandler)
+    // The page posts multipart (a file); a form without JavaScript's upload may come URL-encoded (pasted).
+    form = (request.headers.get('content-type') ?? '').startsWith('multipart/form-data')
+      ? await unstable_parseMultipartFormData(request, uploadHandler)
+      : await request.formData()
   } catch (error) {
     if (error instanceof MaxPartSizeExceededError) {
       throw new AppError(
@@ -44,7 +48,7 @@ export async function readImportForm(request: Request): Promise<ImportForm> {
   const fileName = file instanceof File && file.size > 0 ? file.name : String(form.get('fileName') ?? '')
   const content =
     file instanceof File && file.size > 0
-      ? await file.text()
+      ? decodeUtf8Text(new Uint8Array(await file.arrayBuffer()), 'file') // the text rule, for uploads too
       : String(form.get('content') ?? '').replace(/\r\n/g, '\n')
   if (!content.trim()) throw unreadable('Choose a CSV or JSON file, or paste its content.')
   const chosen = String(form.get('format') ?? 'auto')

@@ -34,6 +34,7 @@ import {
 import { matcherCache } from '#app/services/validation/matcher-cache.server.ts'
 import { textArray } from '#app/services/terms/read.server.ts'
 import { em } from '#db/orm.ts'
+import { isUuid } from '#app/lib/ids.ts'
 
 /**
  * Term import (docs/decisions/007-validation-and-import.md).
@@ -570,6 +571,7 @@ async function toJobDto(r: JobRow): Promise<ImportJobDto> {
 export async function getImportJob(options: { jobId: string }): Promise<ImportJobDto> {
   const live = importJobs.snapshot(options.jobId)
   if (live) return live
+  if (!isUuid(options.jobId)) throw new AppError('not_found', 'No such import job.')
   const rows = await em().execute<JobRow[]>('select * from import_jobs where id = ?', [options.jobId])
   if (!rows[0]) throw new AppError('not_found', 'No such import job.')
   return toJobDto(rows[0])

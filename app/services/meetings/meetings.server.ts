@@ -6,6 +6,7 @@ import { enqueueIndex } from '#app/services/index-queue/enqueue.server.ts'
 import { removeFromSearch } from '#app/services/index-queue/remove.server.ts'
 import type { MeetingStatus } from '#db/entities/meeting.entity.ts'
 import { em } from '#db/orm.ts'
+import { isUuid } from '#app/lib/ids.ts'
 
 /**
  * Legacy meeting records (spec: kept for older integrations; docs/decisions/009-wiki-and-meetings.md).
@@ -99,6 +100,7 @@ function fields(row: MeetingRow): MeetingFields {
 }
 
 async function loadMeeting(manager: EntityManager, id: string): Promise<MeetingDto> {
+  if (!isUuid(id)) throw new AppError('not_found', 'No such meeting record.')
   const rows = await manager.execute<MeetingRow[]>(`${SELECT('content')} where m.id = ?`, [id])
   const row = rows[0]
   if (!row) throw new AppError('not_found', `No meeting record ${id}.`)

@@ -5,6 +5,7 @@ import { renderMarkdown } from '#app/services/markdown/render.server.ts'
 import { normalizeKey } from '#app/services/matching/normalize.ts'
 import type { RelationStatus, RelationType } from '#db/entities/relation.entity.ts'
 import { em } from '#db/orm.ts'
+import { isUuid } from '#app/lib/ids.ts'
 
 /**
  * Reading relations (docs/decisions/008-relations.md). A read item embeds both terms at their CURRENT
@@ -160,6 +161,7 @@ export async function loadRelationDtos(
   manager: EntityManager,
   ids: readonly string[],
 ): Promise<RelationDto[]> {
+  ids = ids.filter(isUuid) // an impossible id is no row, not a database error
   if (ids.length === 0) return []
   const rows = await manager.execute<RelationRow[]>(`${RELATION_SELECT} where r.id = any(?::uuid[])`, [
     `{${ids.join(',')}}`,

@@ -6,7 +6,8 @@ import { recordAudit, type AuditActor, type ClientInfo } from '#app/services/aud
 import { issueApiKey, revokeAllUserKeys, scopesForRole } from '#app/services/auth/api-keys.server.ts'
 import { User } from '#db/entities/user.entity.ts'
 import { em } from '#db/orm.ts'
-import { isUuid, userTarget } from './users.server.ts'
+import { isUuid } from '#app/lib/ids.ts'
+import { userTarget } from './users.server.ts'
 
 /**
  * Agent accounts: API-only accounts (no password, no session) for tools and bots, managed by admins. An agent

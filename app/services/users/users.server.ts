@@ -1,3 +1,4 @@
+import { isUuid } from '#app/lib/ids.ts'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { sql } from '@mikro-orm/core'
 import type { Role } from '#app/lib/auth-gate.server.ts'
@@ -21,13 +22,6 @@ export function toUserDto(user: User): UserDto {
 }
 
 export const userTarget = (id: string) => ({ type: 'user', id })
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
-/** Whether `id` can be a row id; other strings are simply unknown ids (404), never a database error. */
-export function isUuid(id: string): boolean {
-  return UUID.test(id)
-}
 
 /**
  * The account with this email, whatever its case, through the `users_email_lower_unique` index. With
