@@ -145,13 +145,15 @@ describe('POST /validate', () => {
         texts: [{ id: 'x"y', text }, { text: '' }],
         includePreferred,
       })
+      const { glossary, ...result } = objects
       expect(batch.text).toBe(
         JSON.stringify({
           results: [
-            { id: 'x"y', ...objects },
+            { id: 'x"y', ...result },
             { id: 'text-2', occurrences: [], summary: { ...objects.summary, ...EMPTY_SUMMARY } },
           ],
           summary: { ...objects.summary, texts: 2 },
+          glossary,
         }),
       )
     }
