@@ -28,11 +28,10 @@ export const ValidateBatchSchema = z
     texts: z
       .array(
         z.object({
-          id: z
-            .string()
-            .max(500)
-            .optional()
-            .meta({ description: 'Your name for the text (a file path for SARIF).' }),
+          id: z.string().max(500).optional().meta({
+            description:
+              'Your name for the text, by default `text-<n>` (1-based). For SARIF a file path relative to your checkout: it becomes the artifact URI, percent-encoded.',
+          }),
           text: z.string(),
         }),
       )
@@ -101,3 +100,79 @@ export const ValidateBatchResponseSchema = z.object({
   summary: SummarySchema.extend({ texts: z.number().int() }),
   glossary: GlossaryStateSchema,
 })
+
+/** An artifact URI: the text id as a relative reference (the rule is `artifactUri` in sarif.server.ts). */
+const SarifUriSchema = z.string().meta({
+  format: 'uri-reference',
+  description:
+    'The text `id` as a relative URI reference: every UTF-8 byte except the unreserved characters (A–Z a–z 0–9 - . _ ~) and `/` is percent-encoded, `docs/a b.md` → `docs/a%20b.md` (and the second slash of a leading `//`); `decodeURIComponent` gives the id back.',
+})
+
+const SARIF_LEVEL_VALUES = ['error', 'warning', 'note'] as const
+
+/**
+ * The SARIF 2.1.0 log of `POST /validate/batch` with `format: "sarif"`: the part of the format this service
+ * writes (`toSarif` is typed by it). The whole format is the OASIS schema
+ * https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json.
+ */
+export const SarifLogSchema = z
+  .object({
+    $schema: z.string(),
+    version: z.literal('2.1.0'),
+    runs: z.array(
+      z.object({
+        tool: z.object({
+          driver: z.object({
+            name: z.string(),
+            version: z.string(),
+            rules: z.array(
+              z.object({
+                id: z.string(),
+                name: z.string(),
+                shortDescription: z.object({ text: z.string() }),
+                defaultConfiguration: z.object({ level: z.enum(SARIF_LEVEL_VALUES) }),
+              }),
+            ),
+          }),
+        }),
+        columnKind: z.literal('utf16CodeUnits'),
+        artifacts: z.array(z.object({ location: z.object({ uri: SarifUriSchema }) })),
+        results: z.array(
+          z.object({
+            ruleId: z.string(),
+            ruleIndex: z.number().int(),
+            level: z.enum(SARIF_LEVEL_VALUES),
+            message: z.object({ text: z.string() }),
+            locations: z.array(
+              z.object({
+                physicalLocation: z.object({
+                  artifactLocation: z.object({ uri: SarifUriSchema }),
+                  region: z.object({
+                    startLine: z.number().int(),
+                    startColumn: z.number().int(),
+                    endLine: z.number().int(),
+                    endColumn: z.number().int().meta({ description: 'Exclusive.' }),
+                    charOffset: z.number().int(),
+                    charLength: z.number().int(),
+                    snippet: z.object({ text: z.string() }),
+                  }),
+                }),
+              }),
+            ),
+            properties: z.object({
+              termId: z.uuid(),
+              termSlug: z.string(),
+              notation: z.string(),
+              kind: z.enum(['preferred', 'admitted', 'deprecated']),
+              preferred: z.string().optional(),
+            }),
+          }),
+        ),
+      }),
+    ),
+  })
+  .meta({
+    description:
+      'A SARIF 2.1.0 log with one run: a rule per severity, a result per finding, regions in UTF-16 code units.',
+  })
+export type SarifLog = z.output<typeof SarifLogSchema>

@@ -32,7 +32,7 @@ export const VALIDATION_ENDPOINTS = [
     operationId: 'validateBatch',
     summary: 'Check many texts (up to 1,000 / 10 MB); JSON or SARIF 2.1.0',
     description:
-      'With `format: "sarif"` the answer is a SARIF 2.1.0 log (`application/sarif+json`) whose results carry `ruleId` `glossary/deprecated-notation` (error), `glossary/deprecated-term` (warning) or `glossary/admitted-notation` (note); each text `id` is the artifact URI.',
+      'With `format: "sarif"` the answer is a SARIF 2.1.0 log (`application/sarif+json`) whose results carry `ruleId` `glossary/deprecated-notation` (error), `glossary/deprecated-term` (warning) or `glossary/admitted-notation` (note); each text `id`, percent-encoded as a relative URI reference (every UTF-8 byte except unreserved characters and `/`), is the artifact URI: `docs/a b.md` → `docs/a%20b.md`, and `decodeURIComponent` gives the id back.',
     tag: 'validation',
     access,
     body: ValidateBatchSchema,

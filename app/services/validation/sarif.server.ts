@@ -1,3 +1,4 @@
+import type { SarifLog } from '#app/schemas/validation.ts'
 import type { Occurrence } from './validate.server.ts'
 
 /**
@@ -6,7 +7,9 @@ import type { Occurrence } from './validate.server.ts'
  * UTF-16 code units (`columnKind`), regions with 1-based lines/columns, `endColumn` exclusive, and
  * `charOffset`/`charLength` as well.
  */
-const RULES = [
+type SarifRule = SarifLog['runs'][number]['tool']['driver']['rules'][number]
+
+const RULES: [SarifRule, SarifRule, SarifRule] = [
   {
     id: 'glossary/deprecated-notation',
     name: 'DeprecatedNotation',
@@ -25,7 +28,33 @@ const RULES = [
     shortDescription: { text: 'An admitted (not preferred) notation of a glossary term is used.' },
     defaultConfiguration: { level: 'note' },
   },
-] as const
+]
+
+/** Bytes written as themselves: RFC 3986 `unreserved` (ALPHA / DIGIT / "-" / "." / "_" / "~"). */
+const UNRESERVED = /^[A-Za-z0-9\-._~]$/
+const utf8 = new TextEncoder()
+
+/**
+ * The artifact URI of a batch text: its id as a relative reference (SARIF's `uri-reference` format), so a CI
+ * system resolves it against its checkout as a path. Every UTF-8 byte of the id that is not `unreserved` is
+ * percent-encoded except `/`, which stays the path separator; `decodeURIComponent(uri)` gives the id back. An
+ * id starting with `//` gets its second slash encoded, as `//x` would read as a host name. A lone surrogate has
+ * no UTF-8 form: `TextEncoder` writes U+FFFD for it, so only such an id does not come back unchanged.
+ */
+export function artifactUri(id: string): string {
+  const uri = id
+    .split('/')
+    .map((segment) => {
+      let out = ''
+      for (const byte of utf8.encode(segment)) {
+        const c = String.fromCharCode(byte)
+        out += UNRESERVED.test(c) ? c : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`
+      }
+      return out
+    })
+    .join('/')
+  return uri.startsWith('//') ? `/%2F${uri.slice(2)}` : uri
+}
 
 const RULE_BY_SEVERITY = { error: 0, warning: 1, info: 2 } as const
 const LEVEL = { error: 'error', warning: 'warning', info: 'note' } as const
@@ -56,7 +85,7 @@ function endPosition(o: Occurrence): { endLine: number; endColumn: number } {
 export function toSarif(
   results: readonly { id: string; occurrences: readonly Occurrence[] }[],
   version: string,
-): Record<string, unknown> {
+): SarifLog {
   const sarifResults = results.flatMap((r) =>
     r.occurrences
       .filter((o) => o.severity !== 'none')
@@ -71,7 +100,7 @@ export function toSarif(
           locations: [
             {
               physicalLocation: {
-                artifactLocation: { uri: r.id },
+                artifactLocation: { uri: artifactUri(r.id) },
                 region: {
                   startLine: o.line,
                   startColumn: o.column,
@@ -106,7 +135,7 @@ export function toSarif(
           },
         },
         columnKind: 'utf16CodeUnits',
-        artifacts: results.map((r) => ({ location: { uri: r.id } })),
+        artifacts: results.map((r) => ({ location: { uri: artifactUri(r.id) } })),
         results: sarifResults,
       },
     ],

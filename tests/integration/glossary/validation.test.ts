@@ -3,6 +3,7 @@ import { matcherCache } from '#app/services/validation/matcher-cache.server.ts'
 import { validateText } from '#app/services/validation/validate.server.ts'
 import { createApiKey, createTerm, createUser, type TestUser } from '#tests/factories.ts'
 import { apiCall, useApiServer } from '#tests/http.ts'
+import { expectValidSarif } from '#tests/sarif.ts'
 import { useTestDb } from '#tests/setup/db.ts'
 
 // Response bodies are inspected loosely, as JSON.
@@ -190,6 +191,7 @@ describe('POST /validate/batch', () => {
     expect(res.status).toBe(200)
     expect(res.contentType).toMatch(/^application\/sarif\+json/)
     const log = res.json
+    expectValidSarif(log)
     expect(log.version).toBe('2.1.0')
     expect(log.$schema).toMatch(/sarif-2\.1\.0/)
     const run = log.runs[0]
@@ -213,6 +215,46 @@ describe('POST /validate/batch', () => {
       charLength: 6,
     })
     expect(run.results[0].message.text).toContain('API')
+  })
+
+  it('writes each text id as a schema-valid relative URI that decodes back to the id', async () => {
+    const texts = [
+      'docs/a b.md',
+      'C:\\work\\notes.md',
+      'a#b?c=1',
+      '100%.md',
+      '용어/사전.md',
+      'e\u0301-😀.md',
+      "it's (draft)*!",
+      '//host/share.md',
+      '/abs/path.md',
+      '',
+      ' ',
+    ]
+    const res = await api('POST', '/validate/batch', key, {
+      format: 'sarif',
+      texts: texts.map((id) => ({ id, text: 'A.P.I.' })),
+    })
+    expect(res.status).toBe(200)
+    expectValidSarif(res.json)
+    const run = res.json.runs[0]
+    const artifactUris: string[] = run.artifacts.map((a: Json) => a.location.uri)
+    const resultUris: string[] = run.results.map(
+      (r: Json) => r.locations[0].physicalLocation.artifactLocation.uri,
+    )
+    expect(resultUris).toEqual(artifactUris)
+    expect(artifactUris.map((uri) => decodeURIComponent(uri))).toEqual(texts)
+    expect(artifactUris.slice(0, 4)).toEqual([
+      'docs/a%20b.md',
+      'C%3A%5Cwork%5Cnotes.md',
+      'a%23b%3Fc%3D1',
+      '100%25.md',
+    ])
+    expect(artifactUris[6]).toBe('it%27s%20%28draft%29%2A%21')
+    // A leading `//` would name a host; a single leading slash is an absolute path and stays.
+    expect(artifactUris.slice(7, 9)).toEqual(['/%2Fhost/share.md', '/abs/path.md'])
+    // Nothing but unreserved characters, `/` and percent-escapes, whatever the id held.
+    for (const uri of artifactUris) expect(uri).toMatch(/^(?:[A-Za-z0-9\-._~/]|%[0-9A-F]{2})*$/)
   })
 
   it('refuses more than 10 MB of text in total', async () => {
