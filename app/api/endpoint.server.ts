@@ -4,6 +4,24 @@ import type { ErrorCode } from '#app/lib/errors.server.ts'
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 
+/** The groups of operations (OpenAPI tags) with what each holds, in the order the document lists them. */
+export const API_TAGS = {
+  meta: 'The machine-readable description of this API.',
+  accounts: 'First setup, registration, signing in and out, and the signed-in account.',
+  keys: 'Personal API keys of the signed-in user.',
+  admin: 'Accounts, agent keys and the audit log, for administrators.',
+  terms: 'Glossary terms: listing, search, lookup, editing, revisions and merging.',
+  classification: 'The domains and business categories that classify terms.',
+  validation: 'Checking texts against the glossary, as JSON or SARIF 2.1.0.',
+  candidates: 'Notations found in validated texts that look like terms but are not in the glossary.',
+  import: 'Importing terms from CSV or JSON, and following import jobs.',
+  attachments: 'Images for the Markdown bodies of terms.',
+  relations: 'Proposed and reviewed relations between terms.',
+  wiki: 'Wiki pages and their revisions.',
+  meetings: 'Meeting records (legacy).',
+} as const
+export type Tag = keyof typeof API_TAGS
+
 /** What a handler gets: the parsed inputs, who is calling, and response headers it may add (cookies). */
 export interface HandlerContext<P, Q, B> {
   request: Request
@@ -36,7 +54,7 @@ export interface Endpoint<
   operationId: string
   summary: string
   description?: string
-  tag: string
+  tag: Tag
   access: Access
   params?: P
   query?: Q
@@ -48,6 +66,11 @@ export interface Endpoint<
   successStatus?: number
   /** Response body schema for the document (not enforced at run time). */
   response?: z.ZodType
+  /**
+   * Success bodies in other media types, which the handler answers as a Response of that type: the schema of
+   * the body, or `null` for binary content (images).
+   */
+  media?: Record<string, z.ZodType | null>
   /** Schema of each line when the client asks for a stream (`Accept: application/x-ndjson`). */
   ndjson?: z.ZodType
   /** Error codes worth listing in the document besides the common ones. */

@@ -10,7 +10,7 @@ const echo = endpoint({
   path: '/echo/{id}',
   operationId: 'echo',
   summary: 'echo',
-  tag: 'test',
+  tag: 'meta',
   access: { kind: 'public' },
   params: z.object({ id: z.string().uuid() }),
   query: z.object({ n: z.coerce.number().int().optional() }),
@@ -23,7 +23,7 @@ const boom = endpoint({
   path: '/boom',
   operationId: 'boom',
   summary: 'boom',
-  tag: 'test',
+  tag: 'meta',
   access: { kind: 'public' },
   handler: async () => {
     throw new Error('secret internals at /srv/app.ts:12')
@@ -34,7 +34,7 @@ const literal = endpoint({
   path: '/echo/fixed',
   operationId: 'fixed',
   summary: 'fixed',
-  tag: 'test',
+  tag: 'meta',
   access: { kind: 'public' },
   handler: async () => ({ fixed: true }),
 })

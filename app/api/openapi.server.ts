@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { STATUS, type ErrorCode } from '#app/lib/errors.server.ts'
-import type { Endpoint } from './endpoint.server.ts'
+import { SLUG_PATTERN, SLUG_PATTERN_PORTABLE } from '#app/schemas/terms.ts'
+import { API_TAGS, type Endpoint } from './endpoint.server.ts'
 
 /**
  * Generates the OpenAPI 3.1 document from the endpoint table: the same zod schemas the router parses with, so
@@ -26,8 +27,34 @@ const ErrorEnvelopeSchema = z
   })
   .meta({ description: 'The common error envelope.' })
 
+/**
+ * Patterns the server matches in Unicode mode (`\p{…}`), by source, and the form the document gives instead.
+ * Tools that read the document compile patterns without Unicode mode, where `\p{Ll}` means the text `p{Ll}`
+ * and the document's own examples fail; each portable form is one that both kinds of engine read alike.
+ */
+const PORTABLE_PATTERNS = new Map([[SLUG_PATTERN.source, SLUG_PATTERN_PORTABLE.source]])
+const UNICODE_MODE_ONLY = /\\[pP]\{|\\u\{/
+
+function portablePattern(pattern: string): string {
+  if (!UNICODE_MODE_ONLY.test(pattern)) return pattern
+  const portable = PORTABLE_PATTERNS.get(pattern)
+  if (!portable) throw new Error(`The pattern /${pattern}/ needs Unicode mode; give it a portable form.`)
+  return portable
+}
+
 function toSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema
+  const json = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+    override: ({ jsonSchema }) => {
+      // zod writes one pattern as `pattern`, several as an `allOf` of `{ pattern }`.
+      for (const node of [jsonSchema, ...(jsonSchema.allOf ?? [])]) {
+        if (typeof node === 'object' && typeof node.pattern === 'string')
+          node.pattern = portablePattern(node.pattern)
+      }
+    },
+  }) as JsonSchema
   delete json.$schema
   return json
 }
@@ -56,7 +83,8 @@ function security(endpoint: Endpoint): Record<string, string[]>[] | undefined {
     case 'session':
       return [{ cookieSession: [] }]
     case 'scoped':
-      return [{ cookieSession: [] }, { apiKey: [endpoint.access.scope] }]
+      // The key's scope is `x-required-scopes`: a security requirement lists scopes for OAuth schemes only.
+      return [{ cookieSession: [] }, { apiKey: [] }]
   }
 }
 
@@ -76,7 +104,8 @@ function errorResponses(endpoint: Endpoint): Record<string, unknown> {
     codes.add('unauthorized')
     codes.add('forbidden')
   }
-  if (endpoint.body || endpoint.query || endpoint.params) codes.add('validation_failed')
+  // Every operation decodes its query string (and path), so malformed percent-encoding answers 400 anywhere.
+  codes.add('validation_failed')
   const byStatus = new Map<number, ErrorCode[]>()
   for (const code of codes) byStatus.set(STATUS[code], [...(byStatus.get(STATUS[code]) ?? []), code])
   const out: Record<string, unknown> = {}
@@ -89,32 +118,37 @@ function errorResponses(endpoint: Endpoint): Record<string, unknown> {
   return out
 }
 
+/** The success body by media type: JSON, the NDJSON stream, and the endpoint's other media types. */
+function successContent(endpoint: Endpoint): Record<string, unknown> | undefined {
+  const content: Record<string, unknown> = {}
+  if (endpoint.response) content['application/json'] = { schema: toSchema(endpoint.response, 'output') }
+  if (endpoint.ndjson) content['application/x-ndjson'] = { schema: toSchema(endpoint.ndjson, 'output') }
+  for (const [type, schema] of Object.entries(endpoint.media ?? {})) {
+    // Binary content has no schema: OpenAPI 3.1 describes it by the media type alone.
+    content[type] = schema ? { schema: toSchema(schema, 'output') } : {}
+  }
+  return Object.keys(content).length ? content : undefined
+}
+
 export function buildOpenApiDocument(endpoints: Endpoint[], version: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {}
   for (const endpoint of endpoints) {
     const status = String(endpoint.successStatus ?? 200)
+    const content = status === '204' ? undefined : successContent(endpoint)
     const operation: Record<string, unknown> = {
       operationId: endpoint.operationId,
       summary: endpoint.summary,
       description: [endpoint.description, accessNote(endpoint)].filter(Boolean).join('\n\n'),
       tags: [endpoint.tag],
       security: security(endpoint),
+      ...(endpoint.access.kind === 'scoped' ? { 'x-required-scopes': [endpoint.access.scope] } : {}),
       parameters: [...parameters(endpoint.params, 'path'), ...parameters(endpoint.query, 'query')],
       responses: {
         [status]: {
           description: endpoint.ndjson
             ? 'Success. As `application/x-ndjson`: a stream with one such object per line.'
             : 'Success',
-          ...(endpoint.response && status !== '204'
-            ? {
-                content: {
-                  'application/json': { schema: toSchema(endpoint.response, 'output') },
-                  ...(endpoint.ndjson
-                    ? { 'application/x-ndjson': { schema: toSchema(endpoint.ndjson, 'output') } }
-                    : {}),
-                },
-              }
-            : {}),
+          ...(content ? { content } : {}),
         },
         ...errorResponses(endpoint),
       },
@@ -134,21 +168,41 @@ export function buildOpenApiDocument(endpoints: Endpoint[], version: string): Re
     paths[endpoint.path] ??= {}
     paths[endpoint.path]![endpoint.method.toLowerCase()] = operation
   }
+  const used = new Set(endpoints.map((e) => e.tag))
   return {
     openapi: '3.1.0',
     info: {
       title: 'Terminology Glossary Service API',
       version,
       description:
-        'Every path is relative to /api/v1. Errors use the envelope `{ error: { code, message, details } }`.',
+        'Every path is relative to /api/v1. Errors use the envelope `{ error: { code, message, details } }`. An operation that API keys may call names the scope the key needs in `x-required-scopes` (one of `read`, `write`, `validate`).',
+      // On-premises: whoever runs this installation answers for it; there is no vendor address to give.
+      contact: { name: 'The administrators of this glossary installation' },
+      // package.json is `private` and names no open-source license; `LicenseRef-` is SPDX's form for a license
+      // that is not on its list (docs/decisions/011-openapi-document.md).
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: '/api/v1' }],
+    tags: Object.entries(API_TAGS)
+      .filter(([name]) => used.has(name as keyof typeof API_TAGS))
+      .map(([name, description]) => ({ name, description })),
     paths,
     components: {
       schemas: { ErrorEnvelope: toSchema(ErrorEnvelopeSchema, 'output') },
       securitySchemes: {
-        cookieSession: { type: 'apiKey', in: 'cookie', name: 'glossary_session' },
-        apiKey: { type: 'http', scheme: 'bearer', bearerFormat: 'glk_<prefix>_<secret>' },
+        cookieSession: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'glossary_session',
+          description: 'The session of a signed-in user (the web pages use it).',
+        },
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'glk_<prefix>_<secret>',
+          description:
+            'An API key as `Authorization: Bearer glk_…`. A key holds scopes (`read`, `write`, `validate`); the one an operation needs is its `x-required-scopes`.',
+        },
       },
     },
   }

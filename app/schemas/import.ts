@@ -78,3 +78,9 @@ export const ImportJobSchema = CountsSchema.extend({
   createdAt: z.iso.datetime(),
   finishedAt: z.iso.datetime().nullable(),
 })
+
+/** The body of GET /import/template.csv. */
+export const ImportTemplateCsvSchema = z.string().meta({
+  description:
+    'UTF-8 with a byte-order mark and CRLF line ends: the header row naming every column, then two example rows.',
+})

@@ -27,7 +27,18 @@ export const LIMITS = {
 
 /** Lowercase letters (any script), digits and single hyphens; never a UUID (ids and slugs share one path). */
 export const SLUG_PATTERN = /^[\p{Ll}\p{Lo}\p{Nd}]+(?:-[\p{Ll}\p{Lo}\p{Nd}]+)*$/u
-/** Slugs that would collide with fixed routes under /terms. */
+/**
+ * SLUG_PATTERN as the OpenAPI document states it, for tools that compile patterns without Unicode mode: exact
+ * for ASCII (a–z, 0–9 and single hyphens, nothing else), while every non-ASCII character but white space passes
+ * here and is left to SLUG_PATTERN on the server. The class holds only ASCII code points written as escapes, so
+ * engines read it alike with or without Unicode mode (an astral character is one or two non-ASCII units).
+ */
+export const SLUG_PATTERN_PORTABLE =
+  // eslint-disable-next-line no-control-regex -- the class excludes the ASCII control characters on purpose
+  /^[^\s\x00-\x2f\x3a-\x60\x7b-\x7f]+(?:-[^\s\x00-\x2f\x3a-\x60\x7b-\x7f]+)*$/
+/** The slug rule in words, for the document (its `pattern` is SLUG_PATTERN_PORTABLE). */
+export const SLUG_RULE =
+  'Lowercase letters of any script (Unicode Ll, Lo), decimal digits (Nd) and single hyphens, not shaped like a UUID; `pattern` checks the ASCII part, the server the whole rule.'
 /** Slugs that are page or API addresses of their own (`/terms/new`, `/api/v1/terms/suggest`, …). */
 export const RESERVED_SLUGS = new Set(['suggest', 'lookup', 'new'])
 const UUID_LIKE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -40,7 +51,10 @@ export const SlugSchema = z
   .regex(SLUG_PATTERN, 'use lowercase letters, digits and single hyphens')
   .refine((s) => !UUID_LIKE.test(s), 'a slug must not look like a UUID')
   .refine((s) => !RESERVED_SLUGS.has(s), 'this slug is reserved')
-  .meta({ description: 'Address of the term (unique).', example: 'api-gateway' })
+  .meta({
+    description: `Address of the term (unique; not suggest, lookup or new). ${SLUG_RULE}`,
+    example: 'api-gateway',
+  })
 
 export const ClassificationKeySchema = z
   .string()

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { charLength } from './relations.ts'
-import { FieldDiffSchema, SLUG_PATTERN } from './terms.ts'
+import { FieldDiffSchema, SLUG_PATTERN, SLUG_RULE } from './terms.ts'
 
 /**
  * Request and response shapes of the wiki API (docs/decisions/009-wiki-and-meetings.md). Shared by the API
@@ -36,7 +36,7 @@ export const WikiSlugSchema = z
   .refine((s) => !UUID_LIKE.test(s), 'a slug must not look like a UUID')
   .refine((s) => !WIKI_RESERVED_SLUGS.has(s), 'this slug is reserved')
   .meta({
-    description: 'Address of the page (unique; never equal to a term slug).',
+    description: `Address of the page (unique; never equal to a term slug; not new). ${SLUG_RULE}`,
     example: '결제-흐름-개요',
   })
 

@@ -17,7 +17,7 @@ const who = (access: Parameters<typeof endpoint>[0]['access'], method: 'GET' | '
     path: `/${access.kind}/${'scope' in access ? access.scope : 'none'}/${access.kind !== 'public' ? (access.minRole ?? 'any') : 'any'}`,
     operationId: Math.random().toString(),
     summary: 'who',
-    tag: 'test',
+    tag: 'meta',
     access,
     body: method === 'POST' ? z.object({}).optional() : undefined,
     handler: async ({ actor }) => ({ via: actor?.via ?? null, id: actor?.user.id ?? null }),

@@ -40,6 +40,7 @@ export const ATTACHMENT_ENDPOINTS = [
     tag: 'attachments',
     access: { kind: 'scoped', scope: 'read' },
     params: z.object({ id: z.uuid() }),
+    media: Object.fromEntries(ATTACHMENT_TYPES.map((type) => [type, null])),
     errors: ['not_found'],
     handler: async ({ params }) => serveAttachment(params),
   }),

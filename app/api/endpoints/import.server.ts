@@ -6,6 +6,7 @@ import {
   ImportJobSchema,
   ImportReportSchema,
   ImportSchema,
+  ImportTemplateCsvSchema,
 } from '#app/schemas/import.ts'
 import {
   getImportJob,
@@ -45,6 +46,7 @@ export const IMPORT_ENDPOINTS = [
       'Columns: slug, name, fullName, nameEn, nameKo, preferred, admitted, deprecated (notations, `;`-separated), domains, categories, tags (`;`-separated keys), status, definition, body, note. UTF-8; an empty cell clears the field, a missing column keeps it.',
     tag: 'import',
     access: { kind: 'scoped', scope: 'read' },
+    media: { 'text/csv': ImportTemplateCsvSchema },
     handler: async () => importTemplateCsv(),
   }),
   endpoint({

@@ -1,5 +1,6 @@
 import { endpoint } from '#app/api/endpoint.server.ts'
 import {
+  SarifLogSchema,
   ValidateBatchResponseSchema,
   ValidateBatchSchema,
   ValidateResponseSchema,
@@ -38,6 +39,7 @@ export const VALIDATION_ENDPOINTS = [
     body: ValidateBatchSchema,
     maxBodyBytes: 11 * 1024 * 1024,
     response: ValidateBatchResponseSchema,
+    media: { 'application/sarif+json': SarifLogSchema },
     errors: ['payload_too_large'],
     handler: async ({ body }) => validateBatch(body),
   }),
