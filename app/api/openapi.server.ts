@@ -104,7 +104,8 @@ function errorResponses(endpoint: Endpoint): Record<string, unknown> {
     codes.add('unauthorized')
     codes.add('forbidden')
   }
-  // Every operation decodes its query string (and path), so malformed percent-encoding answers 400 anywhere.
+  // Every operation decodes its query string and applies the text rule to it (handler.server.ts), so malformed
+  // percent-encoding or a NUL in the query answers 400 on any operation.
   codes.add('validation_failed')
   const byStatus = new Map<number, ErrorCode[]>()
   for (const code of codes) byStatus.set(STATUS[code], [...(byStatus.get(STATUS[code]) ?? []), code])
