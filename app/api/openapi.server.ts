@@ -83,7 +83,8 @@ function security(endpoint: Endpoint): Record<string, string[]>[] | undefined {
     case 'session':
       return [{ cookieSession: [] }]
     case 'scoped':
-      // The key's scope is `x-required-scopes`: a security requirement lists scopes for OAuth schemes only.
+      // The key's scope goes in `x-required-scopes`: linters read scopes in a requirement as OAuth scopes, which
+      // a bearer scheme does not define (docs/decisions/011-openapi-document.md).
       return [{ cookieSession: [] }, { apiKey: [] }]
   }
 }
