@@ -136,6 +136,7 @@ export const SarifLogSchema = z
           }),
         }),
         columnKind: z.literal('utf16CodeUnits'),
+        properties: z.object({ glossary: GlossaryStateSchema }),
         artifacts: z.array(z.object({ location: z.object({ uri: SarifUriSchema }) })),
         results: z.array(
           z.object({

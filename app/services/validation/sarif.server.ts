@@ -1,4 +1,4 @@
-import type { SarifLog } from '#app/schemas/validation.ts'
+import type { GlossaryState, SarifLog } from '#app/schemas/validation.ts'
 import type { Occurrence } from './validate.server.ts'
 
 /**
@@ -85,6 +85,7 @@ function endPosition(o: Occurrence): { endLine: number; endColumn: number } {
 export function toSarif(
   results: readonly { id: string; occurrences: readonly Occurrence[] }[],
   version: string,
+  glossary: GlossaryState,
 ): SarifLog {
   const sarifResults = results.flatMap((r) =>
     r.occurrences
@@ -135,6 +136,8 @@ export function toSarif(
           },
         },
         columnKind: 'utf16CodeUnits',
+        // Which glossary the texts were checked against (a property bag: SARIF has no field of its own for it).
+        properties: { glossary },
         artifacts: results.map((r) => ({ location: { uri: artifactUri(r.id) } })),
         results: sarifResults,
       },

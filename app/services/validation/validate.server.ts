@@ -167,7 +167,7 @@ export async function validateBatch(options: ValidateBatchInput): Promise<
     known: snapshot.byKey,
   })
   if (options.format === 'sarif') {
-    return new Response(JSON.stringify(toSarif(results, RELEASE)), {
+    return new Response(JSON.stringify(toSarif(results, RELEASE, { version: snapshot.version, upToDate })), {
       status: 200,
       headers: { 'Content-Type': 'application/sarif+json; charset=utf-8' },
     })

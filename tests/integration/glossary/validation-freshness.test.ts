@@ -44,6 +44,12 @@ describe('validation right after a save', () => {
     const batch = await api('POST', '/validate/batch', key, { texts: [{ text: 'quill-frame' }] })
     expect(batch.json.results[0].occurrences).toHaveLength(1)
     expect(batch.json.glossary).toEqual(res.json.glossary)
+    const sarif = await api('POST', '/validate/batch', key, {
+      texts: [{ text: 'quill-frame' }],
+      format: 'sarif',
+    })
+    expect(sarif.json.runs[0].results).toHaveLength(1)
+    expect(sarif.json.runs[0].properties.glossary).toEqual(res.json.glossary)
 
     const lookup = await api('POST', '/terms/lookup', key, { texts: ['Quillon Frame'] })
     expect(lookup.json.results[0].found).toBe(true)
