@@ -7,8 +7,6 @@ import { MikroORM, type Options, type MigrationObject } from '@mikro-orm/core'
 import { Migrator } from '@mikro-orm/migrations'
 import { PostgreSqlDriver, type EntityManager } from '@mikro-orm/postgresql'
 import { PGliteDriver } from 'mikro-orm-pglite'
-import { getConfig } from '#app/lib/config.server.ts'
-import { log } from '#app/lib/logger.server.ts'
 import { MIGRATIONS } from '../migrations/index.ts'
 import { ENTITIES } from './entities/index.ts'
 
@@ -28,16 +26,22 @@ export interface Db {
 }
 
 export interface InitDbOptions {
+  /** `postgres://…` of a PostgreSQL server; without it the embedded engine is used. */
+  databaseUrl?: string
+  /** Where the embedded database lives on disk (`<dataDir>/db`); without it (and without `pglite`), in memory. */
+  dataDir?: string
   /** An already opened PGlite (tests load a migrated template into memory). */
   pglite?: PGlite
   /** Migrations to use instead of `MIGRATIONS` (tests of the migrator). */
   migrations?: MigrationObject[]
+  /** Receives MikroORM's debug messages (the app passes its logger; db/ depends on nothing of app/). */
+  debugLog?: (message: string) => void
 }
 
 let current: Db | undefined
 let opening: Promise<Db> | undefined
 
-export function embeddedDataPath(dataDir = getConfig().dataDir): string {
+export function embeddedDataPath(dataDir: string): string {
   return path.join(dataDir, 'db')
 }
 
@@ -99,14 +103,13 @@ function isAlive(pid: number): boolean {
   }
 }
 
-function ormOptions(pglite: PGlite | undefined, migrations: MigrationObject[]): Options {
-  const config = getConfig()
+function ormOptions(pglite: PGlite | undefined, options: InitDbOptions): Options {
   const common: Options = {
     entities: ENTITIES,
     discovery: { disableDynamicFileAccess: true, requireEntitiesArray: true },
     extensions: [Migrator],
     migrations: {
-      migrationsList: migrations,
+      migrationsList: options.migrations ?? MIGRATIONS,
       tableName: 'mikro_orm_migrations',
       transactional: true,
       allOrNothing: true,
@@ -117,10 +120,10 @@ function ormOptions(pglite: PGlite | undefined, migrations: MigrationObject[]): 
     allowGlobalContext: false,
     forceUtcTimezone: true,
     debug: false,
-    logger: (message) => log().debug({ orm: message }),
+    logger: options.debugLog ?? (() => undefined),
   }
-  if (config.databaseUrl) {
-    return { ...common, driver: PostgreSqlDriver, clientUrl: config.databaseUrl, pool: { min: 0, max: 10 } }
+  if (options.databaseUrl) {
+    return { ...common, driver: PostgreSqlDriver, clientUrl: options.databaseUrl, pool: { min: 0, max: 10 } }
   }
   return {
     ...common,
@@ -134,10 +137,11 @@ function ormOptions(pglite: PGlite | undefined, migrations: MigrationObject[]): 
 export async function initDb(options: InitDbOptions = {}): Promise<Db> {
   if (current) return current
   opening ??= (async () => {
-    const config = getConfig()
     let pglite = options.pglite
-    if (!config.databaseUrl && !pglite) pglite = await openPglite(embeddedDataPath())
-    const orm = await MikroORM.init(ormOptions(pglite, options.migrations ?? MIGRATIONS))
+    if (!options.databaseUrl && !pglite) {
+      pglite = await openPglite(options.dataDir === undefined ? undefined : embeddedDataPath(options.dataDir))
+    }
+    const orm = await MikroORM.init(ormOptions(pglite, options))
     current = { orm, em: orm.em as EntityManager, pglite }
     return current
   })()

@@ -6,7 +6,7 @@ import { ensureEncryptionKey } from '#app/lib/secrets.server.ts'
 import { stopCompileWorker } from '#app/services/matching/compile-worker.ts'
 import { seedAdmin as seedAdminAccount } from '#app/services/auth/seed-admin.server.ts'
 import { applyMigrations, assertNoPendingMigrations } from '#db/migrator.ts'
-import { closeDb, initDb } from '#db/orm.ts'
+import { closeDb, initDb, type InitDbOptions } from '#db/orm.ts'
 import { closeQueue } from '#pipeline/transport.ts'
 import { startWorker, type WorkerHandle } from '#pipeline/worker.ts'
 import { answerClientErrors, createHttpApp, type HttpAppOptions } from './http.server.ts'
@@ -21,8 +21,18 @@ export interface WebOptions {
   clientDir: string
 }
 
+/** What the database module needs from the configuration (db/ reads no app module itself). */
+function databaseSettings(): InitDbOptions {
+  const config = getConfig()
+  return {
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    debugLog: (message) => log().debug({ orm: message }),
+  }
+}
+
 async function applyPending(): Promise<string[]> {
-  await initDb()
+  await initDb(databaseSettings())
   const applied = await applyMigrations()
   log().info({ applied }, applied.length ? 'migrations applied' : 'schema already up to date')
   return applied
@@ -44,7 +54,7 @@ class Lifecycle {
   private stopping: Promise<void> | undefined
 
   async open(): Promise<void> {
-    await initDb()
+    await initDb(databaseSettings())
     await assertNoPendingMigrations()
     ensureEncryptionKey()
   }
@@ -146,7 +156,7 @@ export function loadConfig(): void {
 
 /** `glossary seed-admin`: needs a migrated database; the credentials come only from the environment. */
 export async function seedAdmin(): Promise<string> {
-  await initDb()
+  await initDb(databaseSettings())
   try {
     await assertNoPendingMigrations()
     const result = await seedAdminAccount()
