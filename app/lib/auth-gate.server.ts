@@ -3,8 +3,8 @@ import { getConfig } from './config.server.ts'
 import { authenticateApiKey, authenticateSession } from '#app/services/auth/authenticate.server.ts'
 
 /**
- * The one auth gate: every API endpoint declares an `Access` rule and every page loader/action calls
- * `requireActor`; both end here. It implements the spec's scope table, the roles and the cross-site check.
+ * The one auth gate: every API endpoint declares an `Access` rule (checked by `authorize`) and every page
+ * loader/action calls `requireUser` / `requireUserAction` (app/lib/pages.server.ts); both end here. It implements the spec's scope table, the roles and the cross-site check.
  */
 
 export const ROLES = ['viewer', 'editor', 'admin'] as const

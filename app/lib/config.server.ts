@@ -90,8 +90,9 @@ const EnvSchema = z.object({
   GLOSSARY_EMBED_ANCESTORS: originList('GLOSSARY_EMBED_ANCESTORS'),
   /** Initial value of the stored passwordLoginEnabled switch (first boot only). */
   PASSWORD_LOGIN_ENABLED: bool(true),
-  /** Opens the oauth2-proxy capability (does not switch the mode). */
+  /** Opens the oauth2-proxy capability (does not switch the mode). Read by nothing yet: SSO is issue 13. */
   OAUTH2_PROXY_ENABLED: bool(false),
+  /** Retention of the hourly cleanup. Read by nothing yet: the cleanup comes with the pipeline (issue 12). */
   GLOSSARY_AI_RUN_RETENTION_DAYS: days(90),
   GLOSSARY_AUDIT_RETENTION_DAYS: days(365),
   GLOSSARY_ATTACHMENT_RETENTION_DAYS: days(30),
@@ -104,10 +105,9 @@ const EnvSchema = z.object({
   GLOSSARY_ADMIN_NAME: z.preprocess(emptyAsUndefined, z.string().max(200).optional()),
   /** pino level. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** Rate limits: requests per window per bucket (see docs/configuration.md). */
+  /** Rate limits: requests per window per bucket (docs/decisions/005-rate-limits.md). */
   GLOSSARY_RATE_LOGIN_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(10)),
   GLOSSARY_RATE_REGISTER_PER_HOUR: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(20)),
-  GLOSSARY_RATE_CHAT_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(30)),
 })
 
 export type Env = z.infer<typeof EnvSchema>
@@ -139,7 +139,7 @@ export interface Config {
   retentionDays: { aiRuns: number; audit: number; attachments: number }
   admin: { email: string | undefined; password: string | undefined; name: string | undefined }
   logLevel: Env['LOG_LEVEL']
-  rateLimits: { loginPerMinute: number; registerPerHour: number; chatPerMinute: number }
+  rateLimits: { loginPerMinute: number; registerPerHour: number }
 }
 
 /** Parses an environment (default `process.env`); throws `ConfigError` naming every bad variable. */
@@ -203,7 +203,6 @@ export function parseConfig(source: Record<string, string | undefined> = process
     rateLimits: {
       loginPerMinute: env.GLOSSARY_RATE_LOGIN_PER_MINUTE,
       registerPerHour: env.GLOSSARY_RATE_REGISTER_PER_HOUR,
-      chatPerMinute: env.GLOSSARY_RATE_CHAT_PER_MINUTE,
     },
   })
 }
