@@ -38,14 +38,70 @@ export default tseslint.config(
       ],
     },
   },
+  // The directions of the layers (docs/architecture.md). A later block's `no-restricted-imports` replaces an
+  // earlier one for the same files, so each block lists every pattern its files must avoid. A leading `#` is
+  // escaped: these are gitignore-style patterns, where `#` starts a comment.
   {
-    files: ['app/services/**', 'db/**', 'pipeline/**', 'sync/**'],
+    files: ['app/services/**', 'pipeline/**', 'sync/**'],
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['@remix-run/*'], message: 'Domain code must not depend on Remix.' }] },
+        {
+          patterns: [
+            { group: ['@remix-run/*'], message: 'Services speak data: no Remix here.' },
+            {
+              group: [
+                '\\#app/routes/*',
+                '\\#app/components/*',
+                '\\#app/api/*',
+                '**/routes/*',
+                '**/components/*',
+                '**/api/*',
+              ],
+              message: 'Services speak data: they never import routes, components or the HTTP API layer.',
+            },
+          ],
+        },
       ],
     },
+  },
+  {
+    files: ['db/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@remix-run/*'], message: 'db/ must not depend on Remix.' },
+            {
+              group: ['\\#app/*', '**/app/*'],
+              message: 'db/ never imports app/: its caller passes what it needs.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['domain/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['*', '!./*'],
+              message: 'domain/ is the dependency-free vocabulary: it imports nothing but its own files.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Tool configuration files that their tools load as CommonJS (.dependency-cruiser.cjs).
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
   },
   {
     // The config module, the CLI shim, test harnesses, benchmarks and scripts may read the environment.

@@ -1,13 +1,13 @@
 import crypto from 'node:crypto'
-import type { Role, Scope } from '#app/lib/auth-gate.server.ts'
 import { issueApiKey } from '#app/services/auth/api-keys.server.ts'
 import { hashPassword } from '#app/services/auth/password.server.ts'
 import { createSession, SESSION_COOKIE } from '#app/services/auth/sessions.server.ts'
-import { User, type AuthType } from '#db/entities/user.entity.ts'
+import { User } from '#db/entities/user.entity.ts'
 import type { CreateTermInput } from '#app/schemas/terms.ts'
 import type { TermDto } from '#app/services/terms/read.server.ts'
 import { createTerm as createTermService } from '#app/services/terms/write.server.ts'
 import { em } from '#db/orm.ts'
+import type { AuthType, Role, Scope } from '#domain/identity.ts'
 
 /** The origin tests send on cookie-session writes (one of the default allowed origins). */
 export const TEST_ORIGIN = 'http://localhost:3000'

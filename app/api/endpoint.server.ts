@@ -1,6 +1,7 @@
 import type { z } from 'zod'
-import type { Actor, Access } from '#app/lib/auth-gate.server.ts'
+import type { Access } from '#app/lib/auth-gate.server.ts'
 import type { ErrorCode } from '#app/lib/errors.server.ts'
+import type { Actor } from '#domain/identity.ts'
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 

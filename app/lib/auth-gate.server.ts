@@ -1,16 +1,13 @@
 import { AppError } from './errors.server.ts'
 import { getConfig } from './config.server.ts'
 import { authenticateApiKey, authenticateSession } from '#app/services/auth/authenticate.server.ts'
+import { hasRole, type Actor, type Role, type Scope } from '#domain/identity.ts'
 
 /**
  * The one auth gate: every API endpoint declares an `Access` rule (checked by `authorize`) and every page
- * loader/action calls `requireUser` / `requireUserAction` (app/lib/pages.server.ts); both end here. It implements the spec's scope table, the roles and the cross-site check.
+ * loader/action calls `requireUser` / `requireUserAction` (app/lib/pages.server.ts); both end here. It
+ * implements the spec's scope table, the roles and the cross-site check.
  */
-
-export const ROLES = ['viewer', 'editor', 'admin'] as const
-export type Role = (typeof ROLES)[number]
-export const SCOPES = ['read', 'write', 'validate'] as const
-export type Scope = (typeof SCOPES)[number]
 
 export type Access =
   /** Anyone; a state-changing request that carries a foreign Origin is still refused. */
@@ -19,24 +16,6 @@ export type Access =
   | { kind: 'session'; minRole?: Role }
   /** A session with the minimum role (default viewer), or an API key holding `scope`. */
   | { kind: 'scoped'; scope: Scope; minRole?: Role }
-
-export interface ActorUser {
-  id: string
-  email: string
-  name: string
-  role: Role
-  authType: string
-}
-
-export type Actor =
-  | { via: 'session'; user: ActorUser; sessionId: string }
-  | { via: 'key'; user: ActorUser; keyId: string; scopes: Scope[] }
-
-const RANK: Record<Role, number> = { viewer: 0, editor: 1, admin: 2 }
-
-export function hasRole(user: Pick<ActorUser, 'role'>, minRole: Role): boolean {
-  return RANK[user.role] >= RANK[minRole]
-}
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 

@@ -1,7 +1,8 @@
 import { data, redirect, type AppLoadContext } from '@remix-run/node'
 import type { z } from 'zod'
-import { assertSameOrigin, hasRole, identify, type Actor, type Role } from './auth-gate.server.ts'
+import { assertSameOrigin, identify } from './auth-gate.server.ts'
 import { AppError, zodProblems } from './errors.server.ts'
+import { hasRole, type Actor, type Role } from '#domain/identity.ts'
 
 /**
  * What every page loader and action shares: who is signed in (the same gate as the API), the cross-site check

@@ -11,14 +11,10 @@ import {
 } from '#app/lib/pages.server.ts'
 import { Pager } from '#app/components/pager.tsx'
 import { useT, useOptionalUser } from '#app/root.tsx'
-import {
-  ChangeRoleSchema,
-  CreateAgentSchema,
-  ListUsersQuerySchema,
-  ROLE_VALUES,
-} from '#app/schemas/identity.ts'
+import { ChangeRoleSchema, CreateAgentSchema, ListUsersQuerySchema } from '#app/schemas/identity.ts'
 import { createAgent, revokeAgentKeys, rotateAgentKey } from '#app/services/users/agents.server.ts'
 import { changeUserRole, listUsers, USERS_PAGE_SIZE } from '#app/services/users/users.server.ts'
+import { ROLES } from '#domain/identity.ts'
 
 export const meta: MetaFunction = () => [{ title: 'Users · Glossary' }]
 
@@ -90,7 +86,7 @@ export default function AdminUsersPage() {
           {t('field.role')}
           <select name="role" defaultValue={params.get('role') ?? ''}>
             <option value="">{t('common.all')}</option>
-            {ROLE_VALUES.map((role) => (
+            {ROLES.map((role) => (
               <option key={role} value={role}>
                 {t(`role.${role}`)}
               </option>
@@ -131,13 +127,11 @@ export default function AdminUsersPage() {
                   <input type="hidden" name="intent" value="role" />
                   <input type="hidden" name="userId" value={user.id} />
                   <select name="role" defaultValue={user.role} aria-label={`${t('field.role')} ${user.name}`}>
-                    {ROLE_VALUES.filter((role) => user.authType !== 'agent' || role !== 'admin').map(
-                      (role) => (
-                        <option key={role} value={role}>
-                          {t(`role.${role}`)}
-                        </option>
-                      ),
-                    )}
+                    {ROLES.filter((role) => user.authType !== 'agent' || role !== 'admin').map((role) => (
+                      <option key={role} value={role}>
+                        {t(`role.${role}`)}
+                      </option>
+                    ))}
                   </select>{' '}
                   <button type="submit" className="secondary" disabled={busy || user.id === me?.id}>
                     {t('users.change')}

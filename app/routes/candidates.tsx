@@ -21,10 +21,9 @@ import {
   listCandidates,
   promoteCandidate,
 } from '#app/services/candidates/candidates.server.ts'
+import { CANDIDATE_STATUSES } from '#domain/content.ts'
 
 export const meta: MetaFunction = () => [{ title: 'Candidates · Glossary' }]
-
-const STATUSES = ['open', 'dismissed', 'promoted'] as const
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireUser(request, 'editor')
@@ -88,7 +87,7 @@ export default function CandidatesPage() {
         <label>
           {t('term.status')}
           <select name="status" defaultValue={status}>
-            {STATUSES.map((s) => (
+            {CANDIDATE_STATUSES.map((s) => (
               <option key={s} value={s}>
                 {t(`candidates.status.${s}` as MessageKey)}
               </option>

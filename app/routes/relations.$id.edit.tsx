@@ -10,9 +10,10 @@ import type { MessageKey } from '#app/lib/i18n.ts'
 import { AppError } from '#app/lib/errors.server.ts'
 import { formAction, invalidForm, parseForm, requireUser, requireUserAction } from '#app/lib/pages.server.ts'
 import { useT } from '#app/root.tsx'
-import { PatchRelationSchema, RELATION_TYPE_VALUES } from '#app/schemas/relations.ts'
+import { PatchRelationSchema } from '#app/schemas/relations.ts'
 import { getRelation } from '#app/services/relations/read.server.ts'
 import { patchRelation } from '#app/services/relations/write.server.ts'
+import { RELATION_TYPES } from '#domain/content.ts'
 
 export const meta: MetaFunction = () => [{ title: 'Edit relation · Glossary' }]
 
@@ -75,7 +76,7 @@ export default function EditRelationPage() {
         <label>
           {t('relations.type')}
           <select name="relationType" defaultValue={relation.relationType}>
-            {RELATION_TYPE_VALUES.map((type) => (
+            {RELATION_TYPES.map((type) => (
               <option key={type} value={type}>
                 {t(`type.${type}` as MessageKey)}
               </option>

@@ -6,13 +6,9 @@ import { requireUser, requireUserAction } from '#app/lib/pages.server.ts'
 import { handleRelationReview } from '#app/lib/relation-actions.server.ts'
 import { Pager } from '#app/components/pager.tsx'
 import { useOptionalUser, useT } from '#app/root.tsx'
-import {
-  ListRelationsQuerySchema,
-  RELATION_LIMITS,
-  RELATION_STATUS_VALUES,
-  RELATION_TYPE_VALUES,
-} from '#app/schemas/relations.ts'
+import { ListRelationsQuerySchema, RELATION_LIMITS } from '#app/schemas/relations.ts'
 import { listRelations } from '#app/services/relations/read.server.ts'
+import { RELATION_STATUSES, RELATION_TYPES } from '#domain/content.ts'
 
 export const meta: MetaFunction = () => [{ title: 'Relations · Glossary' }]
 
@@ -49,7 +45,7 @@ export default function RelationsPage() {
         <label>
           {t('relations.status')}
           <select name="status" defaultValue={params.get('status') ?? 'proposed'}>
-            {RELATION_STATUS_VALUES.map((status) => (
+            {RELATION_STATUSES.map((status) => (
               <option key={status} value={status}>
                 {t(`status.${status}` as MessageKey)}
               </option>
@@ -61,7 +57,7 @@ export default function RelationsPage() {
           {t('relations.type')}
           <select name="type" defaultValue={params.get('type') ?? ''}>
             <option value="">{t('common.all')}</option>
-            {RELATION_TYPE_VALUES.map((type) => (
+            {RELATION_TYPES.map((type) => (
               <option key={type} value={type}>
                 {t(`type.${type}` as MessageKey)}
               </option>

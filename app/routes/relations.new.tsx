@@ -10,9 +10,10 @@ import { FormError, fieldError } from '#app/components/forms.tsx'
 import type { MessageKey } from '#app/lib/i18n.ts'
 import { formAction, invalidForm, parseForm, requireUser, requireUserAction } from '#app/lib/pages.server.ts'
 import { useT } from '#app/root.tsx'
-import { ProposeRelationSchema, RELATION_TYPE_VALUES } from '#app/schemas/relations.ts'
+import { ProposeRelationSchema } from '#app/schemas/relations.ts'
 import { searchRelationTerms } from '#app/services/relations/read.server.ts'
 import { proposeRelation } from '#app/services/relations/write.server.ts'
+import { RELATION_TYPES } from '#domain/content.ts'
 
 export const meta: MetaFunction = () => [{ title: 'Propose a relation · Glossary' }]
 
@@ -118,7 +119,7 @@ export default function ProposeRelationPage() {
         <label>
           {t('relations.type')}
           <select name="relationType" defaultValue="related_to">
-            {RELATION_TYPE_VALUES.map((type) => (
+            {RELATION_TYPES.map((type) => (
               <option key={type} value={type}>
                 {t(`type.${type}` as MessageKey)}
               </option>

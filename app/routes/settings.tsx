@@ -17,12 +17,7 @@ import {
   type SessionActor,
 } from '#app/lib/pages.server.ts'
 import { useT } from '#app/root.tsx'
-import {
-  CreateKeySchema,
-  DeleteAccountSchema,
-  SCOPE_VALUES,
-  UpdateAccountSchema,
-} from '#app/schemas/identity.ts'
+import { CreateKeySchema, DeleteAccountSchema, UpdateAccountSchema } from '#app/schemas/identity.ts'
 import {
   createPersonalKey,
   listUserKeys,
@@ -32,6 +27,7 @@ import {
 import { clearedSessionCookie } from '#app/services/auth/sessions.server.ts'
 import { deleteOwnAccount } from '#app/services/users/delete-account.server.ts'
 import { updateAccountName } from '#app/services/users/users.server.ts'
+import { SCOPES } from '#domain/identity.ts'
 
 export const meta: MetaFunction = () => [{ title: 'Settings · Glossary' }]
 
@@ -160,7 +156,7 @@ export default function SettingsPage() {
           />
           <fieldset>
             <legend>{t('field.scopes')}</legend>
-            {SCOPE_VALUES.map((scope) => (
+            {SCOPES.map((scope) => (
               <label key={scope} className="inline-check">
                 <input
                   type="checkbox"

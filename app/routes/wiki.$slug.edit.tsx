@@ -10,10 +10,11 @@ import { AppError } from '#app/lib/errors.server.ts'
 import { formAction, invalidForm, parseForm, requireUser, requireUserAction } from '#app/lib/pages.server.ts'
 import { readWikiForm, wikiBody } from '#app/lib/wiki-form.server.ts'
 import { useT } from '#app/root.tsx'
-import { UpdateWikiPageSchema, WIKI_STATUS_VALUES } from '#app/schemas/wiki.ts'
+import { UpdateWikiPageSchema } from '#app/schemas/wiki.ts'
 import { renderMarkdown } from '#app/services/markdown/render.server.ts'
 import { getWikiPage } from '#app/services/wiki/read.server.ts'
 import { updateWikiPage } from '#app/services/wiki/write.server.ts'
+import { WIKI_STATUSES } from '#domain/content.ts'
 
 export const meta: MetaFunction = () => [{ title: 'Edit wiki page · Glossary' }]
 
@@ -83,7 +84,7 @@ export default function EditWikiPage() {
       ) : null}
       <WikiEditor
         values={values}
-        statuses={WIKI_STATUS_VALUES}
+        statuses={WIKI_STATUSES}
         result={conflict ? undefined : result}
         preview={result?.preview}
         baseRevision={baseRevision}

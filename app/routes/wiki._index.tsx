@@ -4,8 +4,9 @@ import type { MessageKey } from '#app/lib/i18n.ts'
 import { requireUser } from '#app/lib/pages.server.ts'
 import { Pager } from '#app/components/pager.tsx'
 import { useOptionalUser, useT } from '#app/root.tsx'
-import { ListWikiQuerySchema, WIKI_STATUS_VALUES } from '#app/schemas/wiki.ts'
+import { ListWikiQuerySchema } from '#app/schemas/wiki.ts'
 import { listWikiPages } from '#app/services/wiki/read.server.ts'
+import { WIKI_STATUSES } from '#domain/content.ts'
 
 export const meta: MetaFunction = () => [{ title: 'Wiki · Glossary' }]
 
@@ -43,7 +44,7 @@ export default function WikiListPage() {
           {t('wiki.status')}
           <select name="status" defaultValue={params.get('status') ?? ''}>
             <option value="">{t('common.all')}</option>
-            {WIKI_STATUS_VALUES.map((status) => (
+            {WIKI_STATUSES.map((status) => (
               <option key={status} value={status}>
                 {t(`wiki.status.${status}` as MessageKey)}
               </option>

@@ -9,9 +9,10 @@ import { WikiEditor } from '#app/components/content/wiki-editor.tsx'
 import { formAction, invalidForm, parseForm, requireUser, requireUserAction } from '#app/lib/pages.server.ts'
 import { readWikiForm, wikiBody } from '#app/lib/wiki-form.server.ts'
 import { useT } from '#app/root.tsx'
-import { CreateWikiPageSchema, WIKI_STATUS_VALUES } from '#app/schemas/wiki.ts'
+import { CreateWikiPageSchema } from '#app/schemas/wiki.ts'
 import { renderMarkdown } from '#app/services/markdown/render.server.ts'
 import { createWikiPage } from '#app/services/wiki/write.server.ts'
+import { WIKI_STATUSES } from '#domain/content.ts'
 
 export const meta: MetaFunction = () => [{ title: 'New wiki page · Glossary' }]
 
@@ -58,7 +59,7 @@ export default function NewWikiPage() {
       <h1>{t('wiki.new')}</h1>
       <WikiEditor
         values={values}
-        statuses={WIKI_STATUS_VALUES}
+        statuses={WIKI_STATUSES}
         result={result}
         preview={result?.preview}
         isNew

@@ -1,8 +1,9 @@
 import { z } from 'zod'
 import { SlugSchema } from './terms.ts'
+import { CANDIDATE_STATUSES } from '#domain/content.ts'
 
 export const ListCandidatesQuerySchema = z.object({
-  status: z.enum(['open', 'dismissed', 'promoted']).default('open'),
+  status: z.enum(CANDIDATE_STATUSES).default('open'),
   q: z.string().max(200).optional().meta({ description: 'Substring of the candidate text.' }),
   page: z.coerce.number().int().min(1).default(1),
   pageSize: z.coerce.number().int().min(1).max(100).default(20),
@@ -32,7 +33,7 @@ export type PromoteCandidateInput = z.output<typeof PromoteCandidateSchema>
 const CandidateSchema = z.object({
   id: z.uuid(),
   text: z.string(),
-  status: z.enum(['open', 'dismissed', 'promoted']),
+  status: z.enum(CANDIDATE_STATUSES),
   count: z.number().int(),
   sightings: z.array(
     z.object({ source: z.enum(['validate', 'import']), context: z.string(), seenAt: z.iso.datetime() }),

@@ -1,14 +1,10 @@
 import { z } from 'zod'
+import { AUTH_TYPES, ROLES, SCOPES } from '#domain/identity.ts'
 
 /**
  * Request and response shapes of the identity API (setup, accounts, sessions, keys, user administration and the
  * audit log). Shared by the API endpoints, the OpenAPI document and (later) the account pages' forms.
  */
-
-export const ROLE_VALUES = ['viewer', 'editor', 'admin'] as const
-export const SCOPE_VALUES = ['read', 'write', 'validate'] as const
-/** `password` for ID/password accounts, `sso` (later) for accounts created by an identity provider, `agent`. */
-export const AUTH_TYPE_VALUES = ['password', 'sso', 'agent'] as const
 
 /** The spec's limit: 8 or more characters. The upper bound only keeps one request from hashing megabytes. */
 export const PASSWORD_MIN = 8
@@ -66,24 +62,24 @@ export type DeleteAccountInput = z.infer<typeof DeleteAccountSchema>
 export const CreateKeySchema = z.object({
   name: z.string().trim().min(1).max(100),
   scopes: z
-    .array(z.enum(SCOPE_VALUES))
+    .array(z.enum(SCOPES))
     .min(1, 'Choose at least one scope.')
-    .max(SCOPE_VALUES.length * 2),
+    .max(SCOPES.length * 2),
 })
 export type CreateKeyInput = z.infer<typeof CreateKeySchema>
 
 export const CreateAgentSchema = z.object({ name: DisplayNameSchema })
 export type CreateAgentInput = z.infer<typeof CreateAgentSchema>
 
-export const ChangeRoleSchema = z.object({ role: z.enum(ROLE_VALUES) })
+export const ChangeRoleSchema = z.object({ role: z.enum(ROLES) })
 export type ChangeRoleInput = z.infer<typeof ChangeRoleSchema>
 
 const PageSchema = z.coerce.number().int().min(1).max(100_000).default(1)
 
 export const ListUsersQuerySchema = z.object({
   q: z.string().trim().max(200).optional().meta({ description: 'Part of the email or name, any case.' }),
-  role: z.enum(ROLE_VALUES).optional(),
-  authType: z.enum(AUTH_TYPE_VALUES).optional(),
+  role: z.enum(ROLES).optional(),
+  authType: z.enum(AUTH_TYPES).optional(),
   page: PageSchema.meta({ description: 'Page number from 1; 50 users per page.' }),
 })
 export type ListUsersQuery = z.infer<typeof ListUsersQuerySchema>
@@ -114,8 +110,8 @@ export const UserSchema = z.object({
   id: z.string(),
   email: z.string(),
   name: z.string(),
-  role: z.enum(ROLE_VALUES),
-  authType: z.enum(AUTH_TYPE_VALUES),
+  role: z.enum(ROLES),
+  authType: z.enum(AUTH_TYPES),
 })
 export const UserResponseSchema = z.object({ user: UserSchema })
 
@@ -130,7 +126,7 @@ export const KeyListItemSchema = z.object({
   id: z.string(),
   name: z.string(),
   prefix: z.string(),
-  scopes: z.array(z.enum(SCOPE_VALUES)),
+  scopes: z.array(z.enum(SCOPES)),
   createdAt: z.string(),
   lastUsedAt: z.string().nullable(),
   revokedAt: z.string().nullable(),
@@ -141,7 +137,7 @@ export const IssuedKeySchema = z.object({
     id: z.string(),
     name: z.string(),
     prefix: z.string(),
-    scopes: z.array(z.enum(SCOPE_VALUES)),
+    scopes: z.array(z.enum(SCOPES)),
   }),
   token: z.string().meta({ description: 'glk_<prefix>_<secret>; shown only in this response.' }),
 })
@@ -150,10 +146,10 @@ export const AgentCreatedSchema = z.object({
   user: z.object({
     id: z.string(),
     name: z.string(),
-    role: z.enum(ROLE_VALUES),
+    role: z.enum(ROLES),
     authType: z.literal('agent'),
   }),
-  key: z.object({ name: z.string(), scopes: z.array(z.enum(SCOPE_VALUES)), token: z.string() }),
+  key: z.object({ name: z.string(), scopes: z.array(z.enum(SCOPES)), token: z.string() }),
 })
 export const AgentKeysRevokedSchema = z.object({ revoked: z.number().int(), key: z.null() })
 export const AgentKeyRotatedSchema = z.object({
@@ -162,7 +158,7 @@ export const AgentKeyRotatedSchema = z.object({
     id: z.string(),
     name: z.string(),
     prefix: z.string(),
-    scopes: z.array(z.enum(SCOPE_VALUES)),
+    scopes: z.array(z.enum(SCOPES)),
     token: z.string(),
   }),
 })

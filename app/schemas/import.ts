@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { IMPORT_JOB_STATUSES } from '#domain/content.ts'
 
 /** Import of terms from CSV or JSON (docs/decisions/007-validation-and-import.md). */
 export const IMPORT_MAX_ROWS = 10_000
@@ -70,7 +71,7 @@ export const ImportReportSchema = CountsSchema.extend({
 
 export const ImportJobSchema = CountsSchema.extend({
   id: z.uuid(),
-  status: z.enum(['running', 'succeeded', 'failed']),
+  status: z.enum(IMPORT_JOB_STATUSES),
   format: z.enum(['csv', 'json']),
   processed: z.number().int(),
   error: z.string().nullable(),

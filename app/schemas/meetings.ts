@@ -1,13 +1,12 @@
 import { z } from 'zod'
 import { charLength } from './relations.ts'
 import { DomainListSchema } from './wiki.ts'
+import { MEETING_STATUSES } from '#domain/content.ts'
 
 /**
  * Request and response shapes of the legacy meeting-record API (docs/decisions/009-wiki-and-meetings.md).
  * Required on create: `title`, `meetingDate`, `content`; `source`, `team` and `domain` are optional.
  */
-
-export const MEETING_STATUS_VALUES = ['active', 'archived'] as const
 
 export const MEETING_LIMITS = {
   title: 300,
@@ -56,7 +55,7 @@ export type CreateMeetingInput = z.output<typeof CreateMeetingSchema>
 
 export const ListMeetingsQuerySchema = z.object({
   status: z
-    .enum(MEETING_STATUS_VALUES)
+    .enum(MEETING_STATUSES)
     .default('active')
     .meta({ description: 'Active records by default; `archived` lists archived ones.' }),
   q: z.string().trim().max(200).optional().meta({ description: 'Text in the title or the content.' }),
@@ -89,7 +88,7 @@ const meetingFields = {
   source: z.string().nullable(),
   team: z.string().nullable(),
   domain: z.array(z.string()),
-  status: z.enum(MEETING_STATUS_VALUES),
+  status: z.enum(MEETING_STATUSES),
   revision: z.number().int(),
   contentLength: z.number().int().meta({ description: 'Length of the original text in characters.' }),
   createdBy: PersonSchema,

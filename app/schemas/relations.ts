@@ -1,19 +1,10 @@
 import { z } from 'zod'
+import { RELATION_STATUSES, RELATION_TYPES } from '#domain/content.ts'
 
 /**
  * Request and response shapes of the relation API (docs/decisions/008-relations.md). Shared by the API
  * endpoints, the OpenAPI document and the review/propose pages' forms.
  */
-
-export const RELATION_TYPE_VALUES = [
-  'related_to',
-  'is_a',
-  'part_of',
-  'used_in',
-  'prerequisite_of',
-  'replaces',
-] as const
-export const RELATION_STATUS_VALUES = ['proposed', 'approved', 'rejected'] as const
 
 export const RELATION_LIMITS = { evidenceMin: 1, evidenceMax: 4000, pageSize: 20, candidates: 20 } as const
 
@@ -21,7 +12,7 @@ const TermIdSchema = z.uuid().meta({ description: 'Term UUID.' })
 const RevisionSchema = z.coerce.number().int().min(1).meta({ description: 'A revision number of the term.' })
 
 export const RelationTypeSchema = z
-  .enum(RELATION_TYPE_VALUES)
+  .enum(RELATION_TYPES)
   .meta({ description: 'Kind of relation, read "source <type> target".', example: 'part_of' })
 
 /** Length in characters (Unicode code points), as the spec's limits and Postgres `char_length` count. */
@@ -96,8 +87,8 @@ export const RelationIdParamsSchema = z.object({ id: z.uuid() })
 
 export const ListRelationsQuerySchema = z.object({
   termId: z.uuid().optional().meta({ description: 'Relations where this term is the source or the target.' }),
-  status: z.enum(RELATION_STATUS_VALUES).optional(),
-  type: z.enum(RELATION_TYPE_VALUES).optional(),
+  status: z.enum(RELATION_STATUSES).optional(),
+  type: z.enum(RELATION_TYPES).optional(),
   stale: z.stringbool().optional().meta({
     description:
       'Only relations whose recorded revisions differ from the terms’ current ones (or only current ones).',
@@ -129,12 +120,12 @@ export const RelationSchema = z.object({
   id: z.string(),
   sourceTermId: z.string(),
   targetTermId: z.string(),
-  relationType: z.enum(RELATION_TYPE_VALUES),
+  relationType: z.enum(RELATION_TYPES),
   evidenceMd: z.string(),
   evidenceHtml: z.string().meta({ description: 'The evidence rendered to sanitized HTML.' }),
   sourceRevision: z.number().int(),
   targetRevision: z.number().int(),
-  status: z.enum(RELATION_STATUS_VALUES),
+  status: z.enum(RELATION_STATUSES),
   official: z.boolean().meta({ description: 'True only for approved relations.' }),
   stale: z
     .boolean()

@@ -1,13 +1,12 @@
 import { z } from 'zod'
 import { charLength } from './relations.ts'
 import { FieldDiffSchema, SLUG_PATTERN, SLUG_RULE } from './terms.ts'
+import { WIKI_STATUSES } from '#domain/content.ts'
 
 /**
  * Request and response shapes of the wiki API (docs/decisions/009-wiki-and-meetings.md). Shared by the API
  * endpoints, the OpenAPI document and the wiki editor's form.
  */
-
-export const WIKI_STATUS_VALUES = ['draft', 'published', 'archived'] as const
 
 export const WIKI_LIMITS = {
   slug: 120,
@@ -115,7 +114,7 @@ export const CreateWikiPageSchema = z
     sourceUrl: SourceUrlSchema.optional(),
     domain: DomainListSchema.default([]),
     termSlugs: TermSlugsSchema.default([]),
-    status: z.enum(WIKI_STATUS_VALUES).default('draft').meta({ description: 'Default `draft`.' }),
+    status: z.enum(WIKI_STATUSES).default('draft').meta({ description: 'Default `draft`.' }),
   })
   .strict()
 export type CreateWikiPageInput = z.output<typeof CreateWikiPageSchema>
@@ -132,7 +131,7 @@ export const UpdateWikiPageSchema = z
     sourceUrl: SourceUrlSchema.optional(),
     domain: DomainListSchema.optional(),
     termSlugs: TermSlugsSchema.optional(),
-    status: z.enum(WIKI_STATUS_VALUES).optional(),
+    status: z.enum(WIKI_STATUSES).optional(),
   })
   .strict()
   .refine(
@@ -150,7 +149,7 @@ const listParam = z
 export const ListWikiQuerySchema = z.object({
   q: z.string().trim().max(200).optional().meta({ description: 'Text in the title, summary or content.' }),
   status: z
-    .enum(WIKI_STATUS_VALUES)
+    .enum(WIKI_STATUSES)
     .optional()
     .meta({ description: 'Only this status. Without it, archived pages are hidden.' }),
   domain: listParam.meta({ description: 'Domain (repeat for any of several).' }),
@@ -187,7 +186,7 @@ const wikiSummaryFields = {
   sourceUrl: z.string().nullable(),
   domain: z.array(z.string()),
   termSlugs: z.array(z.string()),
-  status: z.enum(WIKI_STATUS_VALUES),
+  status: z.enum(WIKI_STATUSES),
   revision: z.number().int(),
   official: z.boolean().meta({
     description: 'True only for published pages: drafts and archived pages are not official evidence.',
@@ -215,7 +214,7 @@ export const WikiListSchema = z.object({
 const RevisionSummarySchema = z.object({
   revision: z.number().int(),
   title: z.string(),
-  status: z.enum(WIKI_STATUS_VALUES),
+  status: z.enum(WIKI_STATUSES),
   author: PersonSchema,
   createdAt: z.string(),
 })

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto'
 import { ArrayType, Entity, ManyToOne, PrimaryKey, Property, type Opt } from '@mikro-orm/core'
-import type { Scope } from '#app/lib/auth-gate.server.ts'
 import { User } from './user.entity.ts'
+import type { Scope } from '#domain/identity.ts'
 
 /** An API key `glk_<prefix>_<secret>`: the prefix finds the row, the SHA-256 of the secret proves it. */
 @Entity({ tableName: 'api_keys' })

@@ -1,7 +1,6 @@
 import crypto from 'node:crypto'
 import { Entity, PrimaryKey, Property, type Opt } from '@mikro-orm/core'
-
-export type ImportJobStatus = 'running' | 'succeeded' | 'failed'
+import type { ImportJobStatus } from '#domain/content.ts'
 
 /** One real import run: its progress counters and, when finished, the per-row report. */
 @Entity({ tableName: 'import_jobs' })

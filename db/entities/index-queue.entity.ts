@@ -1,8 +1,8 @@
 import crypto from 'node:crypto'
 import { Entity, PrimaryKey, Property, type Opt } from '@mikro-orm/core'
+import type { IndexQueueStatus } from '#domain/content.ts'
 
 export type IndexSourceType = 'term' | 'wiki' | 'meeting'
-export type IndexQueueStatus = 'queued' | 'processing' | 'ready' | 'failed'
 
 /**
  * The durable index queue (spec: `rag_index_queue`): written in the same transaction as the change it

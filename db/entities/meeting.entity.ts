@@ -1,8 +1,6 @@
 import crypto from 'node:crypto'
 import { ArrayType, Entity, PrimaryKey, Property, type Opt } from '@mikro-orm/core'
-
-export const MEETING_STATUSES = ['active', 'archived'] as const
-export type MeetingStatus = (typeof MEETING_STATUSES)[number]
+import type { MeetingStatus } from '#domain/content.ts'
 
 /** A legacy meeting record: the original text, read-only after creation except archiving by an admin. */
 @Entity({ tableName: 'meetings' })

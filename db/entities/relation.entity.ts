@@ -1,17 +1,6 @@
 import crypto from 'node:crypto'
 import { Entity, PrimaryKey, Property, type Opt } from '@mikro-orm/core'
-
-export const RELATION_TYPES = [
-  'related_to',
-  'is_a',
-  'part_of',
-  'used_in',
-  'prerequisite_of',
-  'replaces',
-] as const
-export type RelationType = (typeof RELATION_TYPES)[number]
-export const RELATION_STATUSES = ['proposed', 'approved', 'rejected'] as const
-export type RelationStatus = (typeof RELATION_STATUSES)[number]
+import type { RelationStatus, RelationType } from '#domain/content.ts'
 
 /**
  * A semantic relation from one term to another, under review (docs/decisions/008-relations.md). `version` is

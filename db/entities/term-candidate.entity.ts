@@ -1,7 +1,6 @@
 import crypto from 'node:crypto'
 import { Entity, PrimaryKey, Property, type Opt } from '@mikro-orm/core'
-
-export type CandidateStatus = 'open' | 'dismissed' | 'promoted'
+import type { CandidateStatus } from '#domain/content.ts'
 
 /** A notation that looks like a term but is not in the glossary, with how often and where it was seen. */
 @Entity({ tableName: 'term_candidates' })

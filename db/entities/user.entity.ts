@@ -1,9 +1,8 @@
 import { Entity, Property, type Opt } from '@mikro-orm/core'
 import { BaseEntity } from './base.entity.ts'
+import type { AuthType, Role } from '#domain/identity.ts'
 
-export type UserRole = 'viewer' | 'editor' | 'admin'
 /** `password` for ID/password accounts, `sso` for accounts created by an external identity, `agent` for API-only. */
-export type AuthType = 'password' | 'sso' | 'agent'
 
 /**
  * An account. The email is stored lowercase and unique case-insensitively (index `users_email_lower_unique`).
@@ -19,7 +18,7 @@ export class User extends BaseEntity {
   name!: string
 
   @Property({ type: 'text' })
-  role: Opt<UserRole> = 'viewer'
+  role: Opt<Role> = 'viewer'
 
   @Property({ type: 'text' })
   authType: Opt<AuthType> = 'password'

@@ -1,8 +1,6 @@
 import crypto from 'node:crypto'
 import { ArrayType, Entity, PrimaryKey, PrimaryKeyProp, Property, type Opt } from '@mikro-orm/core'
-
-export const WIKI_STATUSES = ['draft', 'published', 'archived'] as const
-export type WikiStatus = (typeof WIKI_STATUSES)[number]
+import type { WikiStatus } from '#domain/content.ts'
 
 /** A wiki knowledge page: the current content; its history lives in `wiki_page_revisions`. */
 @Entity({ tableName: 'wiki_pages' })

@@ -1,4 +1,3 @@
-import type { Actor } from '#app/lib/auth-gate.server.ts'
 import {
   AccountDeletedSchema,
   CreateKeySchema,
@@ -28,6 +27,7 @@ import {
 import { deleteOwnAccount } from '#app/services/users/delete-account.server.ts'
 import { updateAccountName } from '#app/services/users/users.server.ts'
 import { endpoint, type Endpoint, type HandlerContext } from '../endpoint.server.ts'
+import type { Actor } from '#domain/identity.ts'
 
 /**
  * Setup, accounts, sessions and personal API keys (spec: "Setup and accounts", "Agent accounts and personal

@@ -1,13 +1,13 @@
 import crypto from 'node:crypto'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { Role, Scope } from '#app/lib/auth-gate.server.ts'
 import { AppError } from '#app/lib/errors.server.ts'
 import { recordAudit, type AuditActor, type ClientInfo } from '#app/services/audit/audit.server.ts'
-import { isUuid } from '#app/lib/ids.ts'
+import { isUuid } from '#domain/ids.ts'
 import { em } from '#db/orm.ts'
 import { ApiKey } from '#db/entities/api-key.entity.ts'
 import { User } from '#db/entities/user.entity.ts'
 import { digestsEqual, randomToken, sha256 } from './tokens.server.ts'
+import type { Role, Scope } from '#domain/identity.ts'
 
 /**
  * API keys: `glk_<prefix>_<secret>`. The prefix is 8 lowercase hex characters of fixed width, so an underscore

@@ -1,7 +1,7 @@
-import type { Actor, ActorUser, Role } from '#app/lib/auth-gate.server.ts'
 import type { User } from '#db/entities/user.entity.ts'
 import { findActiveKey, parseAuthorization } from './api-keys.server.ts'
 import { findSession, readSessionToken } from './sessions.server.ts'
+import type { Actor, ActorUser, Role } from '#domain/identity.ts'
 
 export function toActorUser(user: User): ActorUser {
   return { id: user.id, email: user.email, name: user.name, role: user.role as Role, authType: user.authType }

@@ -34,7 +34,7 @@ import {
 import { matcherCache } from '#app/services/validation/matcher-cache.server.ts'
 import { textArray } from '#app/services/terms/read.server.ts'
 import { em } from '#db/orm.ts'
-import { isUuid } from '#app/lib/ids.ts'
+import { isUuid } from '#domain/ids.ts'
 
 /**
  * Term import (docs/decisions/007-validation-and-import.md).

@@ -4,9 +4,9 @@ import { AppError } from '#app/lib/errors.server.ts'
 import type { CreateMeetingInput, ListMeetingsQuery } from '#app/schemas/meetings.ts'
 import { enqueueIndex } from '#app/services/index-queue/enqueue.server.ts'
 import { removeFromSearch } from '#app/services/index-queue/remove.server.ts'
-import type { MeetingStatus } from '#db/entities/meeting.entity.ts'
 import { em } from '#db/orm.ts'
-import { isUuid } from '#app/lib/ids.ts'
+import { isUuid } from '#domain/ids.ts'
+import type { MeetingStatus } from '#domain/content.ts'
 
 /**
  * Legacy meeting records (spec: kept for older integrations; docs/decisions/009-wiki-and-meetings.md).

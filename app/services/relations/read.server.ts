@@ -3,9 +3,9 @@ import { AppError } from '#app/lib/errors.server.ts'
 import { RELATION_LIMITS, type ListRelationsQuery } from '#app/schemas/relations.ts'
 import { renderMarkdown } from '#app/services/markdown/render.server.ts'
 import { normalizeKey } from '#app/services/matching/normalize.ts'
-import type { RelationStatus, RelationType } from '#db/entities/relation.entity.ts'
 import { em } from '#db/orm.ts'
-import { isUuid } from '#app/lib/ids.ts'
+import { isUuid } from '#domain/ids.ts'
+import type { RelationStatus, RelationType } from '#domain/content.ts'
 
 /**
  * Reading relations (docs/decisions/008-relations.md). A read item embeds both terms at their CURRENT

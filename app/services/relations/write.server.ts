@@ -1,14 +1,14 @@
 import crypto from 'node:crypto'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { hasRole, type Role } from '#app/lib/auth-gate.server.ts'
 import { AppError, validationError, type Problem } from '#app/lib/errors.server.ts'
 import type {
   PatchRelationInput,
   ProposeRelationInput,
   ReverseRelationInput,
 } from '#app/schemas/relations.ts'
-import type { RelationStatus, RelationType } from '#db/entities/relation.entity.ts'
 import { em } from '#db/orm.ts'
+import type { RelationStatus, RelationType } from '#domain/content.ts'
+import { hasRole, type Role } from '#domain/identity.ts'
 
 /**
  * Writing relations: propose, review (approve / reject), edit, and "wrong direction" (reject and propose the

@@ -1,13 +1,13 @@
 import crypto from 'node:crypto'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { Role, Scope } from '#app/lib/auth-gate.server.ts'
 import { AppError } from '#app/lib/errors.server.ts'
 import { recordAudit, type AuditActor, type ClientInfo } from '#app/services/audit/audit.server.ts'
 import { issueApiKey, revokeAllUserKeys, scopesForRole } from '#app/services/auth/api-keys.server.ts'
 import { User } from '#db/entities/user.entity.ts'
 import { em } from '#db/orm.ts'
-import { isUuid } from '#app/lib/ids.ts'
+import { isUuid } from '#domain/ids.ts'
 import { userTarget } from './users.server.ts'
+import type { Role, Scope } from '#domain/identity.ts'
 
 /**
  * Agent accounts: API-only accounts (no password, no session) for tools and bots, managed by admins. An agent

@@ -1,12 +1,12 @@
-import { isUuid } from '#app/lib/ids.ts'
+import { isUuid } from '#domain/ids.ts'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { sql } from '@mikro-orm/core'
-import type { Role } from '#app/lib/auth-gate.server.ts'
 import { AppError } from '#app/lib/errors.server.ts'
-import { User, type AuthType } from '#db/entities/user.entity.ts'
+import { User } from '#db/entities/user.entity.ts'
 import { em } from '#db/orm.ts'
 import { recordAudit, type AuditActor, type ClientInfo } from '#app/services/audit/audit.server.ts'
 import { lockAdmins } from '#app/services/auth/locks.server.ts'
+import type { AuthType, Role } from '#domain/identity.ts'
 
 /** The public face of an account, as setup, register, login and `PATCH /account` return it. */
 export interface UserDto {

@@ -3,8 +3,8 @@ import { diffArrays, diffLines } from 'diff'
 import { AppError } from '#app/lib/errors.server.ts'
 import type { ListWikiQuery } from '#app/schemas/wiki.ts'
 import { renderMarkdown } from '#app/services/markdown/render.server.ts'
-import type { WikiStatus } from '#db/entities/wiki-page.entity.ts'
 import { em } from '#db/orm.ts'
+import type { WikiStatus } from '#domain/content.ts'
 
 /**
  * Reading wiki pages (docs/decisions/009-wiki-and-meetings.md): list with filters (archived pages hidden

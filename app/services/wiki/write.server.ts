@@ -4,10 +4,10 @@ import { AppError, validationError } from '#app/lib/errors.server.ts'
 import type { CreateWikiPageInput, UpdateWikiPageInput } from '#app/schemas/wiki.ts'
 import { enqueueIndex } from '#app/services/index-queue/enqueue.server.ts'
 import { removeFromSearch } from '#app/services/index-queue/remove.server.ts'
-import type { WikiStatus } from '#db/entities/wiki-page.entity.ts'
 import { em } from '#db/orm.ts'
 import { loadWikiPageDto, type WikiPageDto } from './read.server.ts'
 import { chooseWikiSlug } from './slug.server.ts'
+import type { WikiStatus } from '#domain/content.ts'
 
 /**
  * Writing wiki pages (docs/decisions/009-wiki-and-meetings.md). Every save is one transaction that writes
