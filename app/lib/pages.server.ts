@@ -111,6 +111,20 @@ export async function formAction<T>(
   }
 }
 
+/**
+ * The one mapping of a service failure to a page, for loaders (and actions that read before they write): an
+ * expected failure (AppError) becomes the error page with its status and message — an unknown id the 404
+ * page, a bad filter the 400 page; anything else propagates as the 500 page (logged, no details shown).
+ */
+export async function orErrorPage<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn()
+  } catch (error) {
+    if (error instanceof AppError) throw data({ message: error.message }, { status: error.status })
+    throw error
+  }
+}
+
 /** A same-site path to return to after login; anything else falls back to `/`. */
 export function safeRedirect(target: FormDataEntryValue | string | null | undefined, fallback = '/'): string {
   if (

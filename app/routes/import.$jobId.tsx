@@ -1,6 +1,5 @@
 import { data, type LoaderFunctionArgs } from '@remix-run/node'
-import { orNotFound } from '#app/components/terms/loaders.server.ts'
-import { requireUser } from '#app/lib/pages.server.ts'
+import { orErrorPage, requireUser } from '#app/lib/pages.server.ts'
 import { ImportJobParamsSchema } from '#app/schemas/import.ts'
 import { getImportJob } from '#app/services/import/import.server.ts'
 
@@ -9,6 +8,6 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireUser(request, 'editor')
   const parsed = ImportJobParamsSchema.safeParse(params)
   if (!parsed.success) throw data({ message: 'No such import job.' }, { status: 404 })
-  const job = await orNotFound(() => getImportJob(parsed.data))
+  const job = await orErrorPage(() => getImportJob(parsed.data))
   return { job }
 }

@@ -16,12 +16,11 @@ import {
 } from '@remix-run/react'
 import { useEffect, useState, type FormEvent } from 'react'
 import { FormError } from '#app/components/forms.tsx'
-import { orNotFound } from '#app/components/terms/loaders.server.ts'
 import { fill, formatDate, termHref } from '#app/components/terms/ui.tsx'
 import type { MessageKey } from '#app/lib/i18n.ts'
 import { readNdjson } from '#app/lib/ndjson.ts'
 import { readImportForm } from '#app/lib/import-form.server.ts'
-import { formAction, requireUser, requireUserAction } from '#app/lib/pages.server.ts'
+import { formAction, orErrorPage, requireUser, requireUserAction } from '#app/lib/pages.server.ts'
 import { useT } from '#app/root.tsx'
 import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, ImportJobParamsSchema } from '#app/schemas/import.ts'
 import {
@@ -43,7 +42,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const jobParam = new URL(request.url).searchParams.get('job')
   const jobId = jobParam ? ImportJobParamsSchema.safeParse({ jobId: jobParam }) : null
   if (jobId && !jobId.success) throw data({ message: 'No such import job.' }, { status: 404 })
-  const job = jobId?.success ? await orNotFound(() => getImportJob(jobId.data)) : null
+  const job = jobId?.success ? await orErrorPage(() => getImportJob(jobId.data)) : null
   const recent = await listImportJobs({ limit: RECENT_JOBS })
   return { job, recent, maxBytes: IMPORT_MAX_BYTES, maxRows: IMPORT_MAX_ROWS }
 }

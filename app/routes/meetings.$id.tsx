@@ -5,8 +5,7 @@ import {
   type MetaFunction,
 } from '@remix-run/node'
 import { Form, Link, useLoaderData } from '@remix-run/react'
-import { AppError } from '#app/lib/errors.server.ts'
-import { requireUser, requireUserAction } from '#app/lib/pages.server.ts'
+import { orErrorPage, requireUser, requireUserAction } from '#app/lib/pages.server.ts'
 import { useOptionalUser, useT } from '#app/root.tsx'
 import { archiveMeeting, getMeeting } from '#app/services/meetings/meetings.server.ts'
 
@@ -14,15 +13,8 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.meeting.title ?? 'Meeting'} · Glossary` },
 ]
 
-async function load(id: string) {
-  try {
-    return await getMeeting({ id })
-  } catch (error) {
-    if (error instanceof AppError && (error.code === 'not_found' || error.code === 'validation_failed')) {
-      throw new Response('Not found', { status: 404 })
-    }
-    throw error
-  }
+function load(id: string) {
+  return orErrorPage(() => getMeeting({ id }))
 }
 
 export async function loader({ request, params }: LoaderFunctionArgs) {

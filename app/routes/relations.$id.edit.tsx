@@ -7,8 +7,14 @@ import {
 import { Form, Link, useActionData, useLoaderData } from '@remix-run/react'
 import { FormError, fieldError } from '#app/components/forms.tsx'
 import type { MessageKey } from '#app/lib/i18n.ts'
-import { AppError } from '#app/lib/errors.server.ts'
-import { formAction, invalidForm, parseForm, requireUser, requireUserAction } from '#app/lib/pages.server.ts'
+import {
+  formAction,
+  invalidForm,
+  orErrorPage,
+  parseForm,
+  requireUser,
+  requireUserAction,
+} from '#app/lib/pages.server.ts'
 import { useT } from '#app/root.tsx'
 import { PatchRelationSchema } from '#app/schemas/relations.ts'
 import { getRelation } from '#app/services/relations/read.server.ts'
@@ -17,14 +23,8 @@ import { RELATION_TYPES } from '#domain/content.ts'
 
 export const meta: MetaFunction = () => [{ title: 'Edit relation · Glossary' }]
 
-async function load(id: string) {
-  try {
-    return await getRelation({ id })
-  } catch (error) {
-    if (error instanceof AppError && error.code === 'not_found')
-      throw new Response('Not found', { status: 404 })
-    throw error
-  }
+function load(id: string) {
+  return orErrorPage(() => getRelation({ id }))
 }
 
 export async function loader({ request, params }: LoaderFunctionArgs) {

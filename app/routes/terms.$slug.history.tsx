@@ -1,9 +1,9 @@
 import { redirect, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Form, Link, useLoaderData } from '@remix-run/react'
 import { DiffView } from '#app/components/terms/diff-view.tsx'
-import { loadTermOr404, orNotFound } from '#app/components/terms/loaders.server.ts'
+import { loadTermOr404 } from '#app/components/terms/loaders.server.ts'
 import { fill, formatDate, termHref } from '#app/components/terms/ui.tsx'
-import { requireUser } from '#app/lib/pages.server.ts'
+import { orErrorPage, requireUser } from '#app/lib/pages.server.ts'
 import { useT } from '#app/root.tsx'
 import { diffRevisions, listRevisions } from '#app/services/terms/read.server.ts'
 
@@ -24,7 +24,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const revisions = await listRevisions({ idOrSlug: term.id })
   const from = revisionParam(url.searchParams.get('from'))
   const to = revisionParam(url.searchParams.get('to'))
-  const diff = from && to ? await orNotFound(() => diffRevisions({ idOrSlug: term.id, from, to })) : null
+  const diff = from && to ? await orErrorPage(() => diffRevisions({ idOrSlug: term.id, from, to })) : null
   return {
     term: { slug: term.slug, name: term.name, revision: term.revision },
     revisions: revisions.items,

@@ -1,8 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { Link, useLoaderData } from '@remix-run/react'
 import type { MessageKey } from '#app/lib/i18n.ts'
-import { AppError } from '#app/lib/errors.server.ts'
-import { requireUser } from '#app/lib/pages.server.ts'
+import { orErrorPage, requireUser } from '#app/lib/pages.server.ts'
 import { useOptionalUser, useT } from '#app/root.tsx'
 import { getWikiPage } from '#app/services/wiki/read.server.ts'
 
@@ -12,13 +11,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireUser(request)
-  try {
-    return { page: await getWikiPage({ slug: params.slug! }) }
-  } catch (error) {
-    if (error instanceof AppError && error.code === 'not_found')
-      throw new Response('Not found', { status: 404 })
-    throw error
-  }
+  return { page: await orErrorPage(() => getWikiPage({ slug: params.slug! })) }
 }
 
 export default function WikiPageView() {

@@ -6,8 +6,14 @@ import {
 } from '@remix-run/node'
 import { Link, useActionData, useLoaderData } from '@remix-run/react'
 import { WikiEditor, type WikiFormValues } from '#app/components/content/wiki-editor.tsx'
-import { AppError } from '#app/lib/errors.server.ts'
-import { formAction, invalidForm, parseForm, requireUser, requireUserAction } from '#app/lib/pages.server.ts'
+import {
+  formAction,
+  invalidForm,
+  orErrorPage,
+  parseForm,
+  requireUser,
+  requireUserAction,
+} from '#app/lib/pages.server.ts'
 import { readWikiForm, wikiBody } from '#app/lib/wiki-form.server.ts'
 import { useT } from '#app/root.tsx'
 import { UpdateWikiPageSchema } from '#app/schemas/wiki.ts'
@@ -20,13 +26,7 @@ export const meta: MetaFunction = () => [{ title: 'Edit wiki page · Glossary' }
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireUser(request, 'editor')
-  try {
-    return { page: await getWikiPage({ slug: params.slug! }) }
-  } catch (error) {
-    if (error instanceof AppError && error.code === 'not_found')
-      throw new Response('Not found', { status: 404 })
-    throw error
-  }
+  return { page: await orErrorPage(() => getWikiPage({ slug: params.slug! })) }
 }
 
 export async function action({ request, params }: ActionFunctionArgs) {

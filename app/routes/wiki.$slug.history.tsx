@@ -1,7 +1,6 @@
 import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { Form, Link, useLoaderData } from '@remix-run/react'
-import { AppError } from '#app/lib/errors.server.ts'
-import { requireUser } from '#app/lib/pages.server.ts'
+import { orErrorPage, requireUser } from '#app/lib/pages.server.ts'
 import { useT } from '#app/root.tsx'
 import { diffWikiRevisions, listWikiRevisions } from '#app/services/wiki/read.server.ts'
 
@@ -10,17 +9,13 @@ export const meta: MetaFunction = () => [{ title: 'Wiki history · Glossary' }]
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireUser(request)
   const url = new URL(request.url)
-  try {
+  return orErrorPage(async () => {
     const history = await listWikiRevisions({ slug: params.slug! })
     const from = Number(url.searchParams.get('from'))
     const to = Number(url.searchParams.get('to'))
     const diff = from > 0 && to > 0 ? await diffWikiRevisions({ slug: params.slug!, from, to }) : null
     return { history, diff }
-  } catch (error) {
-    if (error instanceof AppError && error.code === 'not_found')
-      throw new Response('Not found', { status: 404 })
-    throw error
-  }
+  })
 }
 
 function show(value: unknown): string {
