@@ -4,7 +4,7 @@ import { data, redirect, unstable_parseMultipartFormData, type UploadHandler } f
 import { requireUserAction } from '#app/lib/pages.server.ts'
 import { AppError, validationError, zodProblems } from '#app/lib/errors.server.ts'
 import { CreateTermSchema, UpdateTermSchema } from '#app/schemas/terms.ts'
-import { ATTACHMENT_MAX_BYTES, uploadAttachment } from '#app/services/attachments/attachments.server.ts'
+import { ATTACHMENT_MAX_BYTES, storeAttachment } from '#app/services/attachments/attachments.server.ts'
 import { renderMarkdown } from '#app/services/markdown/render.server.ts'
 import { getRevision } from '#app/services/terms/read.server.ts'
 import { createTerm, updateTerm } from '#app/services/terms/write.server.ts'
@@ -126,16 +126,11 @@ export async function termEditorAction(options: {
       return answer({ ok: false, intent, values, fieldErrors: { image: 'Choose an image file first.' } })
     }
     try {
-      // The attachments service reads a raw image body: hand it the file alone.
-      const upload = new Request('http://pages.local/upload', {
-        method: 'POST',
-        headers: {
-          'content-type': file.type || 'application/octet-stream',
-          'content-length': String(file.size),
-        },
-        body: new Uint8Array(await file.arrayBuffer()),
+      const attachment = await storeAttachment({
+        bytes: new Uint8Array(await file.arrayBuffer()),
+        declaredType: file.type,
+        actorId: actor.user.id,
       })
-      const attachment = await uploadAttachment({ request: upload, actorId: actor.user.id })
       const alt = (
         String(form.get('alt') ?? '').trim() ||
         file.name.replace(/\.[^.]*$/, '') ||

@@ -1,11 +1,12 @@
 import crypto from 'node:crypto'
 import { AppError } from '#app/lib/errors.server.ts'
 import { em } from '#db/orm.ts'
+import { isUuid } from '#domain/ids.ts'
 
 /**
  * Body images. Only PNG, JPEG, GIF and WebP, recognized by their magic bytes (the declared type must agree),
- * at most 5 MB. Served back with the stored type, `nosniff`, `inline` and a sandboxing CSP, so a crafted file
- * can never run as a page. Identical bytes are stored once (SHA-256). The hourly cleanup removes those that
+ * at most 5 MB. The API serves them back with the stored type, `nosniff`, `inline` and a sandboxing CSP, so a
+ * crafted file can never run as a page (app/api/endpoints/attachments.server.ts). Identical bytes are stored once (SHA-256). The hourly cleanup removes those that
  * no revision body references (`findUnreferencedAttachments`).
  */
 export const ATTACHMENT_MAX_BYTES = 5 * 1024 * 1024
@@ -35,33 +36,17 @@ export function sniffImageType(bytes: Uint8Array): AttachmentType | null {
 
 const iso = (v: Date | string) => (v instanceof Date ? v : new Date(v)).toISOString()
 
-/** Reads the upload from a raw image body or a multipart form (first file field). */
-async function readUpload(request: Request): Promise<{ bytes: Uint8Array; declared: string }> {
-  const declaredLength = Number(request.headers.get('content-length') ?? '0')
-  if (declaredLength > ATTACHMENT_MAX_BYTES + 64 * 1024) {
-    throw new AppError('payload_too_large', `Images may be at most ${ATTACHMENT_MAX_BYTES} bytes.`)
-  }
-  const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
-  if (type === 'multipart/form-data') {
-    let form: FormData
-    try {
-      form = await request.formData()
-    } catch {
-      throw new AppError('bad_request', 'The multipart body cannot be read.')
-    }
-    const file = [...form.values()].find((v): v is File => typeof v !== 'string')
-    if (!file) throw new AppError('bad_request', 'The form holds no file.')
-    return { bytes: new Uint8Array(await file.arrayBuffer()), declared: (file.type || '').toLowerCase() }
-  }
-  return { bytes: new Uint8Array(await request.arrayBuffer()), declared: type }
-}
-
-/** Stores an uploaded image (or returns the existing one with the same bytes). */
-export async function uploadAttachment(options: {
-  request: Request
+/**
+ * Stores an uploaded image (or returns the existing one with the same bytes). `declaredType` is what the client
+ * said the file is; it must agree with the bytes (or be absent / `application/octet-stream`).
+ */
+export async function storeAttachment(options: {
+  bytes: Uint8Array
+  declaredType: string
   actorId: string
 }): Promise<AttachmentDto> {
-  const { bytes, declared } = await readUpload(options.request)
+  const { bytes } = options
+  const declared = options.declaredType.split(';')[0]!.trim().toLowerCase()
   if (bytes.length === 0) throw new AppError('bad_request', 'The upload is empty.')
   if (bytes.length > ATTACHMENT_MAX_BYTES) {
     throw new AppError('payload_too_large', `Images may be at most ${ATTACHMENT_MAX_BYTES} bytes.`)
@@ -107,27 +92,22 @@ export async function uploadAttachment(options: {
   }
 }
 
-/** The stored image as a response with safe headers. */
-export async function serveAttachment(options: { id: string }): Promise<Response> {
-  const rows = await em().execute<{ content_type: string; sha256: string; b64: string }[]>(
+/** A stored image: its bytes, type and digest (the API serves it with sandboxing headers). */
+export async function readAttachment(options: {
+  id: string
+}): Promise<{ bytes: Buffer; contentType: AttachmentType; sha256: string }> {
+  if (!isUuid(options.id)) throw new AppError('not_found', 'No such attachment.')
+  const rows = await em().execute<{ content_type: AttachmentType; sha256: string; b64: string }[]>(
     `select content_type, sha256, encode(bytes, 'base64') as b64 from attachments where id = ?`,
     [options.id],
   )
   const r = rows[0]
   if (!r) throw new AppError('not_found', 'No such attachment.')
-  const body = Buffer.from(r.b64.replace(/\s+/g, ''), 'base64')
-  return new Response(body, {
-    status: 200,
-    headers: {
-      'Content-Type': r.content_type,
-      'Content-Length': String(body.length),
-      'X-Content-Type-Options': 'nosniff',
-      'Content-Disposition': 'inline',
-      'Content-Security-Policy': "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox",
-      'Cache-Control': 'private, max-age=31536000, immutable',
-      ETag: `"${r.sha256}"`,
-    },
-  })
+  return {
+    bytes: Buffer.from(r.b64.replace(/\s+/g, ''), 'base64'),
+    contentType: r.content_type,
+    sha256: r.sha256,
+  }
 }
 
 /**
