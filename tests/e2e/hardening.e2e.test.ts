@@ -4,7 +4,15 @@ import http from 'node:http'
 import path from 'node:path'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { cliEnv, freePort, ROOT, startService, tempDataDir, type RunningService } from './harness.ts'
+import {
+  cliEnv,
+  freePort,
+  ROOT,
+  startService,
+  tempDataDir,
+  waitUntilReady,
+  type RunningService,
+} from './harness.ts'
 
 /**
  * The pages of the built app, served as `glossary start` serves them with nothing configured (NODE_ENV
@@ -241,17 +249,7 @@ describe('npm start', () => {
     child.stderr!.on('data', (d) => (output += d))
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
     const url = `http://127.0.0.1:${port}`
-    const deadline = Date.now() + 60_000
-    while (
-      !(await fetch(`${url}/readyz`).then(
-        (r) => r.ok,
-        () => false,
-      ))
-    ) {
-      if (Date.now() > deadline || child.exitCode !== null)
-        throw new Error(`npm start did not come up:\n${output}`)
-      await new Promise((r) => setTimeout(r, 100))
-    }
+    await waitUntilReady(url, child, () => output, 'npm start')
     child.kill('SIGTERM') // to npm itself, as a process manager would
     expect(await exited).toBe(0)
     expect(output).toContain('stopped cleanly')

@@ -75,21 +75,7 @@ export async function startService(
   child.stderr!.on('data', (d) => (output += d))
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   const url = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`glossary ${command} exited ${child.exitCode}:\n${output}`)
-    try {
-      const res = await fetch(`${url}/readyz`)
-      if (res.status === 200) break
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL')
-      throw new Error(`glossary ${command} did not become ready:\n${output}`)
-    }
-    await new Promise((r) => setTimeout(r, 100))
-  }
+  await waitUntilReady(url, child, () => output, `glossary ${command}`)
   return {
     url,
     port,
@@ -100,6 +86,30 @@ export async function startService(
       if (child.exitCode === null) child.kill(signal)
       return exited
     },
+  }
+}
+
+/** Waits until `url`/readyz answers 200; fails when the child exits first or after a minute. */
+export async function waitUntilReady(
+  url: string,
+  child: ChildProcess,
+  output: () => string,
+  what: string,
+): Promise<void> {
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${what} exited ${child.exitCode}:\n${output()}`)
+    try {
+      const res = await fetch(`${url}/readyz`)
+      if (res.status === 200) return
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL')
+      throw new Error(`${what} did not become ready:\n${output()}`)
+    }
+    await new Promise((r) => setTimeout(r, 100))
   }
 }
 
