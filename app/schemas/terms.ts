@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { FINDING_VALUES } from './validation.ts'
 
 /**
  * Request schemas of the glossary (terms, classification, lookup). Shared by the API endpoints and the
@@ -391,8 +392,14 @@ export const LookupResponseSchema = z
               name: z.string(),
               status: z.enum(TERM_STATUS_VALUES),
             }),
-            notation: z.string(),
+            notation: z.string().meta({
+              description: 'The notation as the glossary writes it (for `wrong-case`: written correctly).',
+            }),
             kind: z.enum(NOTATION_KIND_VALUES),
+            finding: z.enum(FINDING_VALUES).meta({
+              description:
+                'As in validation: letter case decides between notations that differ only by case, and a text whose case matches none of the notations where case matters is `wrong-case`.',
+            }),
             preferred: z.string().nullable(),
           }),
         ),
@@ -416,6 +423,7 @@ export const LookupResponseSchema = z
               },
               notation: 'API GW',
               kind: 'admitted',
+              finding: 'admitted-notation',
               preferred: 'API Gateway',
             },
           ],

@@ -10,6 +10,39 @@ export const VALIDATE_LIMITS = {
 } as const
 
 export const SEVERITY_VALUES = ['error', 'warning', 'info', 'none'] as const
+export type Severity = (typeof SEVERITY_VALUES)[number]
+
+/**
+ * Every kind of finding, in the order a use is classified (the first that applies wins): a deprecated
+ * notation; a form of a term whose status is deprecated; a use recognized in the wrong letter case
+ * (docs/decisions/011-letter-case.md); an admitted notation; a correct use. SARIF rules, severities and the
+ * API documents derive from this one list.
+ */
+export const FINDING_VALUES = [
+  'deprecated-notation',
+  'deprecated-term',
+  'wrong-case',
+  'admitted-notation',
+  'correct',
+] as const
+export type Finding = (typeof FINDING_VALUES)[number]
+
+/** Severities an administrator may give wrong-case findings (`none` stops reporting them). */
+export const WrongCaseSeveritySchema = z.enum(SEVERITY_VALUES)
+
+/** The administrator's validation settings (`GET`/`PATCH /admin/validation-config`). */
+export const ValidationConfigSchema = z.object({
+  wrongCaseSeverity: WrongCaseSeveritySchema.meta({
+    description:
+      'Severity of a use whose letter case matches none of its notations where case matters (`GITHUB` for `GitHub`); default `warning`, `none` reports it as a correct use.',
+  }),
+})
+export type ValidationConfig = z.output<typeof ValidationConfigSchema>
+
+export const UpdateValidationConfigSchema = ValidationConfigSchema.partial()
+  .strict()
+  .meta({ example: { wrongCaseSeverity: 'error' } })
+export type UpdateValidationConfigInput = z.output<typeof UpdateValidationConfigSchema>
 
 export const ValidateSchema = z
   .object({
@@ -60,9 +93,16 @@ const OccurrenceSchema = z.object({
   line: z.number().int().meta({ description: '1-based line.' }),
   column: z.number().int().meta({ description: '1-based column in UTF-16 code units.' }),
   text: z.string().meta({ description: 'The text as it occurs in the input.' }),
-  notation: z.string().meta({ description: 'The glossary notation it matched.' }),
+  notation: z.string().meta({
+    description:
+      'The glossary notation it is a use of, as the glossary writes it (for `wrong-case`: the notation written correctly).',
+  }),
   term: z.object({ id: z.uuid(), slug: z.string(), name: z.string(), status: z.string() }),
-  kind: z.enum(['preferred', 'admitted', 'deprecated']),
+  kind: z.enum(['preferred', 'admitted', 'deprecated']).meta({ description: 'The kind of use of `notation`.' }),
+  finding: z.enum(FINDING_VALUES).meta({
+    description:
+      '`deprecated-notation`, `deprecated-term`, `wrong-case` (recognized, but its letter case matches none of the notations where case matters), `admitted-notation` or `correct`.',
+  }),
   preferred: z.string().nullable(),
   severity: z.enum(SEVERITY_VALUES),
 })

@@ -25,6 +25,7 @@ export const AUDIT_ACTIONS = [
   'agent.keys_revoke',
   'user.role_change',
   'settings.password_login',
+  'settings.validation',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 

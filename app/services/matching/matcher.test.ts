@@ -223,18 +223,20 @@ describe('overlaps', () => {
 })
 
 describe('entries', () => {
-  it('reports every entry that shares a normalized notation', () => {
+  it('reports every entry that shares a normalized notation and the letter case of the use', () => {
     const entries: MatcherEntry<{ kind: string }>[] = [
       { id: 1, text: 'API', payload: { kind: 'preferred' } },
       { id: 2, text: 'api', payload: { kind: 'deprecated' } },
       { id: 3, text: 'ＡＰＩ', payload: { kind: 'admitted' } },
       { id: 4, text: 'REST API' },
     ]
-    const m = buildMatcher(entries).scan('an API')
-    expect(m).toHaveLength(1)
+    const m = buildMatcher(entries).scan('an API, an api')
+    expect(m).toHaveLength(2)
     expect(m[0].notation).toBe('api')
-    expect(m[0].entries.map((e) => e.id)).toEqual([1, 2, 3])
-    expect(m[0].entries[1].payload?.kind).toBe('deprecated')
+    // Width folds (ＡＰＩ is API); letter case decides between API and api.
+    expect(m[0].entries.map((e) => e.id)).toEqual([1, 3])
+    expect(m[1].entries.map((e) => e.id)).toEqual([2])
+    expect(m[1].entries[0].payload?.kind).toBe('deprecated')
   })
 
   it('skips notations that normalize to nothing and counts them', () => {

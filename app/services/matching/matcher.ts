@@ -15,6 +15,7 @@
 import { automatonFromTables, compileAutomaton, type AutomatonTables } from './automaton.ts'
 import { boundaryOk, charClass } from './boundary.ts'
 import { LineCursor } from './line-column.ts'
+import { CaseGroup, casedKey, isSentenceStart, type CaseDecision } from './letter-case.ts'
 import { normalizeKey, normalizeWithMap, originalEnd, originalStart } from './normalize.ts'
 
 /** One notation to look for; `payload` carries whatever the caller needs back (term id, kind of use). */
@@ -22,6 +23,11 @@ export interface MatcherEntry<P = unknown> {
   id: number | string
   text: string
   payload?: P
+  /**
+   * Who the notation belongs to (a term id). Notations of one owner that differ only by letter case are
+   * case-distinct: the case of a use decides between them (letter-case.ts). Default: the entry alone.
+   */
+  owner?: unknown
 }
 
 export interface Match<P = unknown> {
@@ -37,8 +43,20 @@ export interface Match<P = unknown> {
   text: string
   /** The normalized notation that matched (shared by all `entries`). */
   notation: string
-  /** Every entry whose notation normalizes to `notation`, in input order. */
+  /**
+   * The entries the use refers to, in input order: of those whose notation normalizes to `notation`, the
+   * ones letter case selects (letter-case.ts); all of them when `wrongCase` is set.
+   */
   entries: readonly MatcherEntry<P>[]
+  /** The use is recognized, but its letter case matches none of the notations where case matters. */
+  wrongCase: boolean
+}
+
+/** An exact lookup: what one text (a whole notation, not a document) refers to. */
+export interface LookupHit<P = unknown> {
+  notation: string
+  entries: readonly MatcherEntry<P>[]
+  wrongCase: boolean
 }
 
 export interface MatcherStats {
@@ -57,6 +75,8 @@ export interface MatcherStats {
 export interface Matcher<P = unknown> {
   /** All matches in `text`, ordered by start. */
   scan(text: string): Match<P>[]
+  /** What `text` as a whole refers to, by the same rules as a use in the middle of a sentence. */
+  lookup(text: string): LookupHit<P> | undefined
   readonly stats: MatcherStats
 }
 
@@ -139,6 +159,17 @@ export function matcherFromCompiled<P = unknown>(
     else groups[groupOf[i]].push(entries[i])
   }
 
+  // Groups where letter case can change the answer get a CaseGroup; the others (nearly all: Korean, and
+  // Latin notations without case-distinct forms or inner capitals) answer every use with all their entries.
+  const caseGroups: (CaseGroup | undefined)[] = groups.map((group) => {
+    const forms = group.map((e) => ({ cased: casedKey(e.text), owner: e.owner ?? e }))
+    return CaseGroup.caseMatters(forms) ? new CaseGroup(forms) : undefined
+  })
+  const decided = (p: number, decision: CaseDecision): readonly MatcherEntry<P>[] => {
+    const group = groups[p]
+    return decision.picked.length === group.length ? group : decision.picked.map((i) => group[i])
+  }
+
   const automaton = automatonFromTables(compiled.tables)
   const count = notations.length
   const patLen = new Int32Array(count)
@@ -198,18 +229,42 @@ export function matcherFromCompiled<P = unknown>(
       const end = mapped ? originalEnd(norm, ends[k]) : ends[k]
       cursor.advance(start)
       const p = pats[k]
+      const written = text.slice(start, end)
+      const caseGroup = caseGroups[p]
+      let entries: readonly MatcherEntry<P>[] = groups[p]
+      let wrongCase = false
+      if (caseGroup) {
+        const decision = caseGroup.decide(casedKey(written), isSentenceStart(text, start))
+        entries = decided(p, decision)
+        wrongCase = decision.wrongCase
+      }
       out.push({
         start,
         end,
         line: cursor.line,
         column: start - cursor.lineStart + 1,
-        text: text.slice(start, end),
+        text: written,
         notation: notations[p],
-        entries: groups[p],
+        entries,
+        wrongCase,
       })
     }
     return out
   }
 
-  return { scan, stats }
+  // Folded key → notation index, built on the first lookup (scans do not need it).
+  let byKey: Map<string, number> | undefined
+  function lookup(text: string): LookupHit<P> | undefined {
+    const key = normalizeKey(text)
+    if (!key) return undefined
+    byKey ??= new Map(notations.map((notation, p) => [notation, p]))
+    const p = byKey.get(key)
+    if (p === undefined) return undefined
+    const caseGroup = caseGroups[p]
+    if (!caseGroup) return { notation: notations[p], entries: groups[p], wrongCase: false }
+    const decision = caseGroup.decide(casedKey(text), false)
+    return { notation: notations[p], entries: decided(p, decision), wrongCase: decision.wrongCase }
+  }
+
+  return { scan, lookup, stats }
 }

@@ -1,6 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { getConfig } from '#app/lib/config.server.ts'
 import { AppError } from '#app/lib/errors.server.ts'
+import {
+  WrongCaseSeveritySchema,
+  type UpdateValidationConfigInput,
+  type ValidationConfig,
+} from '#app/schemas/validation.ts'
 import { recordAudit, type AuditActor, type ClientInfo } from '#app/services/audit/audit.server.ts'
 import { em } from '#db/orm.ts'
 
@@ -73,4 +78,40 @@ export async function assertPasswordLoginEnabled(manager: EntityManager = em()):
   if (!(await getPasswordLoginEnabled(manager))) {
     throw new AppError('password_login_disabled', 'Password login is switched off on this server.')
   }
+}
+
+const WRONG_CASE_SEVERITY = 'validation.wrongCaseSeverity'
+/** Wrong letter case is worth fixing but rarely changes meaning, hence a warning until an admin decides. */
+const WRONG_CASE_SEVERITY_DEFAULT = 'warning'
+
+/**
+ * The validation settings: the severity of `wrong-case` findings (docs/decisions/011-letter-case.md). A stored
+ * value this version cannot read (hand-edited) counts as the default rather than failing every validation.
+ */
+export async function getValidationConfig(manager: EntityManager = em()): Promise<ValidationConfig> {
+  const stored = await readOrInitialize(WRONG_CASE_SEVERITY, () => WRONG_CASE_SEVERITY_DEFAULT, manager)
+  const parsed = WrongCaseSeveritySchema.safeParse(stored)
+  return { wrongCaseSeverity: parsed.success ? parsed.data : WRONG_CASE_SEVERITY_DEFAULT }
+}
+
+/** Changes validation settings (admin), with a `settings.validation` audit record of what changed. */
+export async function updateValidationConfig(options: {
+  input: UpdateValidationConfigInput
+  audit: { actor: AuditActor; client?: ClientInfo }
+}): Promise<ValidationConfig> {
+  return em().transactional(async (tx) => {
+    if (options.input.wrongCaseSeverity !== undefined) {
+      await writeSetting(WRONG_CASE_SEVERITY, options.input.wrongCaseSeverity, tx)
+      await recordAudit(
+        {
+          action: 'settings.validation',
+          actor: options.audit.actor,
+          client: options.audit.client,
+          details: { wrongCaseSeverity: options.input.wrongCaseSeverity },
+        },
+        tx,
+      )
+    }
+    return getValidationConfig(tx)
+  })
 }

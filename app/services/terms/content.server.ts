@@ -1,4 +1,5 @@
 import crypto from 'node:crypto'
+import { casedKey } from '#app/services/matching/letter-case.ts'
 import { normalizeKey } from '#app/services/matching/normalize.ts'
 import type { NotationKind, TermStatus } from '#db/entities/term.entity.ts'
 import { type Problem } from '#app/lib/errors.server.ts'
@@ -59,7 +60,10 @@ export type FormSource = 'name' | 'full_name' | 'name_en' | 'name_ko' | 'notatio
 /** A searchable, matchable form of a term: a name or a notation, normalized. */
 export interface TermForm {
   text: string
+  /** The folded key (NFKC, lowercase, whitespace folded): what search, lookup and the automaton compare. */
   normalized: string
+  /** NFKC and whitespace folded, letter case kept: what tells notations that differ only by case apart. */
+  cased: string
   kind: NotationKind
   lang: string | null
   source: FormSource
@@ -67,8 +71,10 @@ export interface TermForm {
 }
 
 /**
- * Names and notations as forms. Names are `preferred`; a notation that normalizes like a name is folded
- * into it (a name cannot be deprecated or merely admitted). Forms that normalize to nothing are skipped.
+ * Names and notations as forms. Names are `preferred`; a notation written like a name (same cased form) is
+ * folded into it (a name cannot be deprecated or merely admitted), while one that differs from it only by
+ * letter case is a form of its own (`Github` deprecated next to the name `GitHub`). Forms that normalize to
+ * nothing are skipped.
  */
 export function termForms(c: TermContent): TermForm[] {
   const out: TermForm[] = []
@@ -76,9 +82,10 @@ export function termForms(c: TermContent): TermForm[] {
   const add = (text: string | null, kind: NotationKind, lang: string | null, source: FormSource) => {
     if (!text) return
     const normalized = normalizeKey(text)
-    if (!normalized || seen.has(normalized)) return
-    seen.add(normalized)
-    out.push({ text, normalized, kind, lang, source, position: out.length })
+    const cased = casedKey(text)
+    if (!normalized || seen.has(cased)) return
+    seen.add(cased)
+    out.push({ text, normalized, cased, kind, lang, source, position: out.length })
   }
   add(c.name, 'preferred', null, 'name')
   add(c.fullName, 'preferred', null, 'full_name')
@@ -93,29 +100,43 @@ export function searchText(forms: readonly TermForm[]): string {
   return `\u0001${forms.map((f) => f.normalized).join('\u0001')}\u0001`
 }
 
-/** Problems in a content value that the zod schema cannot see (cross-field rules). */
+/**
+ * Problems in a content value that the zod schema cannot see (cross-field rules). Two notations collide when
+ * they are the same once width, compatibility forms and whitespace are folded (`ＡＰＩ` and `API`, `data  flow`
+ * and `data flow`); letter case is kept, so notations that differ only by case (`GitHub`, `Github`) are
+ * distinct, each with its own kind (docs/decisions/011-letter-case.md). Each message names what collides.
+ */
 export function contentProblems(c: TermContent, prefix = ''): Problem[] {
   const problems: Problem[] = []
-  const names = new Set(
-    [c.name, c.fullName, c.nameEn, c.nameKo].filter((v): v is string => !!v).map((v) => normalizeKey(v)),
-  )
-  const seen = new Set<string>()
+  const names = new Map<string, string>()
+  for (const name of [c.name, c.fullName, c.nameEn, c.nameKo]) {
+    if (name && !names.has(casedKey(name))) names.set(casedKey(name), name)
+  }
+  const seen = new Map<string, number>()
   c.notations.forEach((n, i) => {
-    const key = normalizeKey(n.text)
-    if (!key) {
+    const cased = casedKey(n.text)
+    const earlier = seen.get(cased)
+    if (!normalizeKey(n.text)) {
       problems.push({
         path: `${prefix}notations.${i}.text`,
         message: 'This notation is empty once normalized.',
       })
-    } else if (seen.has(key)) {
-      problems.push({ path: `${prefix}notations.${i}.text`, message: `"${n.text}" is listed twice.` })
-    } else if (names.has(key) && n.kind !== 'preferred') {
+    } else if (earlier !== undefined) {
+      const first = c.notations[earlier]!.text
+      problems.push({
+        path: `${prefix}notations.${i}.text`,
+        message:
+          first === n.text
+            ? `"${n.text}" is listed twice (notations ${earlier + 1} and ${i + 1}).`
+            : `"${n.text}" is listed twice: it is the same notation as "${first}" (notation ${earlier + 1}) once width, compatibility forms and spaces are folded.`,
+      })
+    } else if (names.has(cased) && n.kind !== 'preferred') {
       problems.push({
         path: `${prefix}notations.${i}.kind`,
-        message: `"${n.text}" is one of the term's names, so it cannot be ${n.kind}.`,
+        message: `"${n.text}" is the term's name "${names.get(cased)}", so it cannot be ${n.kind}.`,
       })
     }
-    seen.add(key)
+    if (earlier === undefined) seen.set(cased, i)
   })
   return problems
 }

@@ -255,11 +255,12 @@ export async function mergeTerm(options: {
     const ids = await loadClassificationIds(tx)
     const note = options.input.note || `merged into ${target.slug}`
     const sourceContent: TermContent = { ...source.content, status: 'merged' }
-    const present = new Set(termForms(target.content).map((f) => f.normalized))
+    // Forms that differ only by letter case are distinct notations (docs/decisions/011-letter-case.md).
+    const present = new Set(termForms(target.content).map((f) => f.cased))
     const added: TermNotationValue[] = []
     for (const form of termForms(source.content)) {
-      if (present.has(form.normalized)) continue
-      present.add(form.normalized)
+      if (present.has(form.cased)) continue
+      present.add(form.cased)
       added.push({
         text: form.text,
         kind: form.kind === 'deprecated' ? 'deprecated' : 'admitted',

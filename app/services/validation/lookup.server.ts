@@ -1,13 +1,15 @@
+import type { Finding } from '#app/schemas/validation.ts'
 import { normalizeKey } from '#app/services/matching/normalize.ts'
-import { preferredFormFor } from '#app/services/terms/content.server.ts'
 import type { NotationKind, TermStatus } from '#db/entities/term.entity.ts'
+import { useFacts } from './findings.server.ts'
 import { matcherCache } from './matcher-cache.server.ts'
 
 export interface LookupMatch {
   term: { id: string; slug: string; name: string; status: TermStatus }
-  /** The notation as written in the glossary. */
+  /** The notation as written in the glossary (for `wrong-case`: the notation written correctly). */
   notation: string
   kind: NotationKind
+  finding: Finding
   /** What to write instead (null when the term itself is deprecated and names no replacement). */
   preferred: string | null
 }
@@ -20,25 +22,24 @@ export interface LookupResult {
 }
 
 /**
- * Answers many notations in one call from the matcher snapshot's Map (normalized notation → entries), so
- * 500 texts cost 500 Map lookups and no database round trip.
+ * Answers many notations in one call from the matcher snapshot (normalized notation → entries, then the
+ * letter-case rule, as for a use in the middle of a sentence), so 500 texts cost 500 Map lookups and no
+ * database round trip.
  */
 export async function lookupTerms(options: { texts: string[] }): Promise<{ results: LookupResult[] }> {
   const { snapshot } = await matcherCache.getFresh()
   const results = options.texts.map((text): LookupResult => {
-    const normalized = normalizeKey(text)
-    const entries = normalized ? (snapshot.byKey.get(normalized) ?? []) : []
-    return {
-      text,
-      normalized,
-      found: entries.length > 0,
-      matches: entries.map((e) => ({
-        term: { id: e.term.id, slug: e.term.slug, name: e.term.name, status: e.term.status },
-        notation: e.text,
-        kind: e.kind,
-        preferred: preferredFormFor(e.term, e.text),
-      })),
-    }
+    const hit = snapshot.matcher.lookup(text)
+    const matches = hit
+      ? useFacts(hit.entries, hit.wrongCase).map((f) => ({
+          term: f.term as LookupMatch['term'],
+          notation: f.notation,
+          kind: f.kind,
+          finding: f.finding,
+          preferred: f.preferred,
+        }))
+      : []
+    return { text, normalized: hit?.notation ?? normalizeKey(text), found: matches.length > 0, matches }
   })
   return { results }
 }

@@ -138,7 +138,7 @@ export class FormStore {
     for (const { ref, forms } of this.terms.values()) {
       for (const form of forms) {
         const payload: FormPayload = { term: ref, text: form.text, kind: form.kind }
-        entries.push({ id: entries.length, text: form.text, payload })
+        entries.push({ id: entries.length, text: form.text, payload, owner: ref.id })
         const list = byKey.get(form.normalized)
         if (list) list.push(payload)
         else byKey.set(form.normalized, [payload])

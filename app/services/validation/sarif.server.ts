@@ -1,4 +1,4 @@
-import type { GlossaryState, SarifLog } from '#app/schemas/validation.ts'
+import { FINDING_VALUES, type Finding, type GlossaryState, type SarifLog } from '#app/schemas/validation.ts'
 import type { Occurrence } from './validate.server.ts'
 
 /**
@@ -9,26 +9,37 @@ import type { Occurrence } from './validate.server.ts'
  */
 type SarifRule = SarifLog['runs'][number]['tool']['driver']['rules'][number]
 
-const RULES: [SarifRule, SarifRule, SarifRule] = [
-  {
-    id: 'glossary/deprecated-notation',
+/** One rule per finding of FINDING_VALUES that is reported (a correct use is not). */
+type ReportedFinding = Exclude<Finding, 'correct'>
+const RULE: Record<ReportedFinding, { name: string; text: string; level: 'error' | 'warning' | 'note' }> = {
+  'deprecated-notation': {
     name: 'DeprecatedNotation',
-    shortDescription: { text: 'A deprecated notation of a glossary term is used.' },
-    defaultConfiguration: { level: 'error' },
+    text: 'A deprecated notation of a glossary term is used.',
+    level: 'error',
   },
-  {
-    id: 'glossary/deprecated-term',
+  'deprecated-term': {
     name: 'DeprecatedTerm',
-    shortDescription: { text: 'A term whose status is deprecated is used.' },
-    defaultConfiguration: { level: 'warning' },
+    text: 'A term whose status is deprecated is used.',
+    level: 'warning',
   },
-  {
-    id: 'glossary/admitted-notation',
+  'wrong-case': {
+    name: 'WrongCase',
+    text: 'A glossary term is written in a letter case that none of its notations has.',
+    level: 'warning',
+  },
+  'admitted-notation': {
     name: 'AdmittedNotation',
-    shortDescription: { text: 'An admitted (not preferred) notation of a glossary term is used.' },
-    defaultConfiguration: { level: 'note' },
+    text: 'An admitted (not preferred) notation of a glossary term is used.',
+    level: 'note',
   },
-]
+}
+const REPORTED = FINDING_VALUES.filter((f): f is ReportedFinding => f !== 'correct')
+const RULES: SarifRule[] = REPORTED.map((finding) => ({
+  id: `glossary/${finding}`,
+  name: RULE[finding].name,
+  shortDescription: { text: RULE[finding].text },
+  defaultConfiguration: { level: RULE[finding].level },
+}))
 
 /** Bytes written as themselves: RFC 3986 `unreserved` (ALPHA / DIGIT / "-" / "." / "_" / "~"). */
 const UNRESERVED = /^[A-Za-z0-9\-._~]$/
@@ -56,14 +67,21 @@ export function artifactUri(id: string): string {
   return uri.startsWith('//') ? `/%2F${uri.slice(2)}` : uri
 }
 
-const RULE_BY_SEVERITY = { error: 0, warning: 1, info: 2 } as const
+/** SARIF levels of our severities; a finding's level follows its severity (wrong case is configurable). */
 const LEVEL = { error: 'error', warning: 'warning', info: 'note' } as const
 
-/** The finding in words (SARIF requires a message; JSON clients localize from kind and preferred). */
+/** The finding in words (SARIF requires a message; JSON clients localize from finding and preferred). */
 function messageOf(o: Occurrence): string {
-  if (o.severity === 'error') return `"${o.text}" is deprecated; write "${o.preferred ?? o.term.name}".`
-  if (o.severity === 'warning') return `The term "${o.term.name}" is deprecated.`
-  return `"${o.text}" is admitted; the preferred form is "${o.preferred}".`
+  switch (o.finding) {
+    case 'deprecated-notation':
+      return `"${o.text}" is deprecated; write "${o.preferred ?? o.term.name}".`
+    case 'deprecated-term':
+      return `The term "${o.term.name}" is deprecated.`
+    case 'wrong-case':
+      return `"${o.text}" is written in the wrong letter case; the glossary writes "${o.notation}"${o.preferred && o.preferred !== o.notation ? ` (preferred: "${o.preferred}")` : ''}.`
+    default:
+      return `"${o.text}" is admitted; the preferred form is "${o.preferred}".`
+  }
 }
 
 /** Line and column just after the occurrence (the occurrence may span a line break between words). */
@@ -92,7 +110,7 @@ export function toSarif(
       .filter((o) => o.severity !== 'none')
       .map((o) => {
         const severity = o.severity as 'error' | 'warning' | 'info'
-        const ruleIndex = RULE_BY_SEVERITY[severity]
+        const ruleIndex = REPORTED.indexOf(o.finding as ReportedFinding)
         return {
           ruleId: RULES[ruleIndex].id,
           ruleIndex,
@@ -118,6 +136,7 @@ export function toSarif(
             termSlug: o.term.slug,
             notation: o.notation,
             kind: o.kind,
+            finding: o.finding,
             ...(o.preferred ? { preferred: o.preferred } : {}),
           },
         }

@@ -2,26 +2,30 @@ import { AppError } from '#app/lib/errors.server.ts'
 import { RELEASE } from '#app/lib/version.server.ts'
 import {
   VALIDATE_LIMITS,
+  type Finding,
   type GlossaryState,
+  type Severity,
   type ValidateBatchInput,
   type ValidateInput,
+  type ValidationConfig,
 } from '#app/schemas/validation.ts'
 import { gatherCandidatesLater } from '#app/services/candidates/candidates.server.ts'
-import { preferredFormFor } from '#app/services/terms/content.server.ts'
+import { getValidationConfig } from '#app/services/settings/settings.server.ts'
 import type { NotationKind } from '#db/entities/term.entity.ts'
-import { matcherCache, type FormPayload, type MatcherSnapshot } from './matcher-cache.server.ts'
+import { severityOf, useFacts } from './findings.server.ts'
+import { matcherCache, type MatcherSnapshot } from './matcher-cache.server.ts'
 import { toSarif } from './sarif.server.ts'
 
 /**
- * Text validation. Severity (docs/decisions/007-validation-and-import.md):
- * - a deprecated notation → `error` (the glossary says not to write it and names the preferred form);
- * - any form of a term whose status is `deprecated` → `warning` (the concept itself is discouraged);
- * - an admitted notation → `info` (acceptable, but the preferred form is shown);
- * - a preferred notation or name → `none` (a correct use; reported so pages can highlight terms).
- * Offsets are UTF-16 code units of the input, lines and columns 1-based. Boundary rules are the matcher's
- * (app/services/matching/boundary.ts).
+ * Text validation. Each use gets a finding and a severity (docs/decisions/007-validation-and-import.md,
+ * 011-letter-case.md): a deprecated notation → `error` (the glossary says not to write it and names the
+ * preferred form); any form of a term whose status is `deprecated` → `warning` (the concept itself is
+ * discouraged); a use in the wrong letter case → the administrator's setting (default `warning`); an
+ * admitted notation → `info`; a correct use → `none` (reported so pages can highlight terms).
+ * Offsets are UTF-16 code units of the input, lines and columns 1-based. Boundary and letter-case rules are
+ * the matcher's (app/services/matching/).
  */
-export type Severity = 'error' | 'warning' | 'info' | 'none'
+export type { Severity }
 
 export interface Occurrence {
   start: number
@@ -32,6 +36,7 @@ export interface Occurrence {
   notation: string
   term: { id: string; slug: string; name: string; status: string }
   kind: NotationKind
+  finding: Finding
   preferred: string | null
   severity: Severity
 }
@@ -45,50 +50,17 @@ export interface Summary {
   terms: number
 }
 
-function severityOf(entry: FormPayload): Severity {
-  if (entry.kind === 'deprecated') return 'error'
-  if (entry.term.status === 'deprecated') return 'warning'
-  if (entry.kind === 'admitted') return 'info'
-  return 'none'
-}
-
-/** What an occurrence says about its glossary form; the same for every occurrence of that form. */
-interface FormFacts {
-  notation: string
-  term: Occurrence['term']
-  kind: NotationKind
-  preferred: string | null
-  severity: Severity
-}
-
-/**
- * Facts per form, computed once: a dense 1 MB text holds ~20,000 occurrences of a few thousand forms. Matcher
- * snapshots replace their payload objects when the glossary changes, which retires these entries.
- */
-const factsByForm = new WeakMap<FormPayload, FormFacts>()
-
-function factsOf(payload: FormPayload): FormFacts {
-  let facts = factsByForm.get(payload)
-  if (!facts) {
-    const { id, slug, name, status } = payload.term
-    facts = {
-      notation: payload.text,
-      term: Object.freeze({ id, slug, name, status }),
-      kind: payload.kind,
-      preferred: preferredFormFor(payload.term, payload.text),
-      severity: severityOf(payload),
-    }
-    factsByForm.set(payload, facts)
-  }
-  return facts
-}
-
-function scanText(snapshot: MatcherSnapshot, text: string, includePreferred: boolean): Occurrence[] {
+function scanText(
+  snapshot: MatcherSnapshot,
+  text: string,
+  includePreferred: boolean,
+  config: ValidationConfig,
+): Occurrence[] {
   const out: Occurrence[] = []
   for (const match of snapshot.matcher.scan(text)) {
-    for (const entry of match.entries) {
-      const facts = factsOf(entry.payload!)
-      if (facts.severity === 'none' && !includePreferred) continue
+    for (const facts of useFacts(match.entries, match.wrongCase)) {
+      const severity = severityOf(facts.finding, config)
+      if (severity === 'none' && !includePreferred) continue
       out.push({
         start: match.start,
         end: match.end,
@@ -98,8 +70,9 @@ function scanText(snapshot: MatcherSnapshot, text: string, includePreferred: boo
         notation: facts.notation,
         term: facts.term,
         kind: facts.kind,
+        finding: facts.finding,
         preferred: facts.preferred,
-        severity: facts.severity,
+        severity,
       })
     }
   }
@@ -130,8 +103,8 @@ function summarize(occurrences: readonly Occurrence[]): Summary {
 export async function validateText(
   options: ValidateInput,
 ): Promise<{ occurrences: Occurrence[]; summary: Summary; glossary: GlossaryState }> {
-  const { snapshot, upToDate } = await matcherCache.getFresh()
-  const occurrences = scanText(snapshot, options.text, options.includePreferred)
+  const [{ snapshot, upToDate }, config] = await Promise.all([matcherCache.getFresh(), getValidationConfig()])
+  const occurrences = scanText(snapshot, options.text, options.includePreferred, config)
   gatherCandidatesLater({ texts: [options.text], source: 'validate', known: snapshot.byKey })
   return { occurrences, summary: summarize(occurrences), glossary: { version: snapshot.version, upToDate } }
 }
@@ -156,9 +129,9 @@ export async function validateBatch(options: ValidateBatchInput): Promise<
       `The texts hold ${bytes} bytes; at most ${VALIDATE_LIMITS.batchBytes}.`,
     )
   }
-  const { snapshot, upToDate } = await matcherCache.getFresh()
+  const [{ snapshot, upToDate }, config] = await Promise.all([matcherCache.getFresh(), getValidationConfig()])
   const results = options.texts.map((t, i) => {
-    const occurrences = scanText(snapshot, t.text, options.includePreferred)
+    const occurrences = scanText(snapshot, t.text, options.includePreferred, config)
     return { id: t.id ?? `text-${i + 1}`, occurrences, summary: summarize(occurrences) }
   })
   gatherCandidatesLater({

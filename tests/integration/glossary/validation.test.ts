@@ -283,6 +283,7 @@ describe('POST /terms/lookup', () => {
         term: { id: ids.api, slug: 'api', name: 'API', status: 'active' },
         notation: 'A.P.I.',
         kind: 'deprecated',
+        finding: 'deprecated-notation',
         preferred: 'API',
       },
     ])
