@@ -98,7 +98,9 @@ const OccurrenceSchema = z.object({
       'The glossary notation it is a use of, as the glossary writes it (for `wrong-case`: the notation written correctly).',
   }),
   term: z.object({ id: z.uuid(), slug: z.string(), name: z.string(), status: z.string() }),
-  kind: z.enum(['preferred', 'admitted', 'deprecated']).meta({ description: 'The kind of use of `notation`.' }),
+  kind: z
+    .enum(['preferred', 'admitted', 'deprecated'])
+    .meta({ description: 'The kind of use of `notation`.' }),
   finding: z.enum(FINDING_VALUES).meta({
     description:
       '`deprecated-notation`, `deprecated-term`, `wrong-case` (recognized, but its letter case matches none of the notations where case matters), `admitted-notation` or `correct`.',

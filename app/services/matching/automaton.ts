@@ -9,8 +9,10 @@
  *   65,536-entry table instead.
  * - `fail` is the usual failure link; `dict` points to the nearest terminal state on the failure chain
  *   (the dictionary suffix link), so reporting walks only states that really end a pattern.
- * - What the scan touches per character is packed into one 16-byte record per state,
- *   [first child, end of children, fail, first output state], so a step costs one cache line.
+ * - What a step touches is packed into one 16-byte record per state,
+ *   [first child, end of children, pattern ending here or -1, first output state], so a step costs one
+ *   cache line plus the children's characters. The matcher walks the trie from anchored positions and
+ *   reads only the first three; this file's Aho-Corasick `scan` also follows `fail` and `dict`.
  * About 26 bytes per state plus 256 KiB for the root table.
  */
 
@@ -51,8 +53,8 @@ export function compileAutomaton(patterns: readonly string[]): AutomatonTables {
 /** An automaton over tables made by `compileAutomaton` (here or in a worker thread). */
 export function automatonFromTables(tables: AutomatonTables): Automaton {
   // Destructured so that the scan closure below holds only the arrays it reads.
-  const { rec, ch, term, dict, rootNext, stateCount, patternCount } = tables
-  const byteSize = rec.byteLength + ch.byteLength + term.byteLength + dict.byteLength + rootNext.byteLength
+  const { rec, ch, fail, dict, rootNext, stateCount, patternCount } = tables
+  const byteSize = rec.byteLength + ch.byteLength + fail.byteLength + dict.byteLength + rootNext.byteLength
   return {
     patternCount,
     stateCount,
@@ -94,11 +96,11 @@ export function automatonFromTables(tables: AutomatonTables): Automaton {
             s = next
             break
           }
-          s = rec[r + 2]
+          s = fail[s]
         }
         let o = rec[(s << 2) + 3]
         while (o !== 0) {
-          onMatch(i + 1, term[o])
+          onMatch(i + 1, rec[(o << 2) + 2])
           o = dict[o]
         }
       }
@@ -107,9 +109,11 @@ export function automatonFromTables(tables: AutomatonTables): Automaton {
 }
 
 interface Tables {
+  /** Per state: [first child, end of children, pattern ending here or -1, first output state or 0]. */
   rec: Int32Array
+  /** Per state: the character on its incoming edge (children of a state are consecutive and sorted). */
   ch: Uint16Array
-  term: Int32Array
+  fail: Int32Array
   dict: Int32Array
   rootNext: Int32Array
   stateCount: number
@@ -296,15 +300,15 @@ function buildTables(patterns: readonly string[]): Tables {
     dict[v] = term[target] !== NONE ? target : dict[target]
   }
 
-  // 5. Pack what the scan loop touches per character into one record per state, so a step costs one
-  // cache line instead of four: [first child, end of children, fail, first output state or 0].
+  // 5. Pack what a step touches into one record per state, so it costs one cache line instead of three:
+  // [first child, end of children, pattern ending here or -1, first output state or 0].
   const rec = new Int32Array(n * 4)
   for (let v = 0; v < n; v++) {
     rec[4 * v] = first[v]
     rec[4 * v + 1] = first[v + 1]
-    rec[4 * v + 2] = fail[v]
+    rec[4 * v + 2] = term[v]
     rec[4 * v + 3] = term[v] !== NONE ? v : dict[v]
   }
 
-  return { rec, ch, term, dict, rootNext, stateCount: n }
+  return { rec, ch, fail, dict, rootNext, stateCount: n }
 }

@@ -65,6 +65,20 @@ export function boundaryOk(
     const prev = charClass(units[start - 1])
     if (prev === left) return false // WORD after WORD, or Hangul mid-word
   }
+  return rightBoundaryOk(units, length, end, right)
+}
+
+/**
+ * The left rule seen from the text: a notation may start at `start` only when the character there is OTHER
+ * or the one before it has another class (the notation's first character IS the text's, so its class is
+ * the text's). The matcher uses this to try notations only at such positions.
+ */
+export function mayStartAt(prevClass: number, cls: number): boolean {
+  return cls === OTHER || cls !== prevClass
+}
+
+/** The right rule: may an occurrence whose last character has class `right` end at `end`? */
+export function rightBoundaryOk(units: Uint16Array, length: number, end: number, right: number): boolean {
   if (end < length && right !== OTHER) {
     const next = charClass(units[end])
     if (right === WORD) return next !== WORD

@@ -23,7 +23,7 @@ if (!isMainThread && (workerData as { role?: string } | null)?.role === ROLE) {
       const buffers = new Set<ArrayBufferLike>([
         tables.rec.buffer,
         tables.ch.buffer,
-        tables.term.buffer,
+        tables.fail.buffer,
         tables.dict.buffer,
         tables.rootNext.buffer,
         compiled.groupOf.buffer,

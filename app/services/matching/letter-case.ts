@@ -45,7 +45,11 @@ export function casedKey(s: string): string {
   let simple = true
   for (let k = 0; k < s.length; k++) {
     const c = s.charCodeAt(k)
-    if (c > 0x7e || c < 0x20 || (c === 0x20 && (k === 0 || k === s.length - 1 || s.charCodeAt(k + 1) === 0x20))) {
+    if (
+      c > 0x7e ||
+      c < 0x20 ||
+      (c === 0x20 && (k === 0 || k === s.length - 1 || s.charCodeAt(k + 1) === 0x20))
+    ) {
       simple = false
       break
     }
@@ -85,7 +89,11 @@ function decapitalized(word: string): string | undefined {
  * Does the use (cased form, split in words) agree with the notation on the notation's case-significant
  * words? At a sentence start, the use's first letter may be a capital where the notation has none.
  */
-function agrees(useWords: readonly string[], notationWords: readonly string[], sentenceStart: boolean): boolean {
+function agrees(
+  useWords: readonly string[],
+  notationWords: readonly string[],
+  sentenceStart: boolean,
+): boolean {
   // Folding never adds or removes a space, so both split alike; if not (an exotic fold), case cannot decide.
   if (useWords.length !== notationWords.length) return true
   for (let i = 0; i < notationWords.length; i++) {

@@ -2,9 +2,10 @@
  * Term matcher: finds every occurrence of every notation in a document.
  *
  * Pipeline for one scan: normalize the text (NFKC + lowercase + whitespace folding, with a map back to
- * original offsets) → Aho-Corasick over the normalized code units → keep occurrences that pass the
- * boundary rules (boundary.ts) → drop occurrences strictly contained in another kept-candidate
- * occurrence → map to original UTF-16 offsets and add line/column.
+ * original offsets) → walk the notation trie from every position where the left boundary rule lets a
+ * notation start, keeping the longest that passes the right boundary rule (boundary.ts) → drop occurrences
+ * strictly contained in an earlier one → map to original UTF-16 offsets, add line/column, and let letter
+ * case pick the entries of groups where case matters (letter-case.ts).
  *
  * Overlap rule: an occurrence is reported unless it lies inside a longer valid occurrence
  * ("pipeline" inside "data pipeline" is not reported; "data pipeline" is). Occurrences that overlap
@@ -13,7 +14,7 @@
  * notation that fails its boundary does not hide a shorter one that passes.
  */
 import { automatonFromTables, compileAutomaton, type AutomatonTables } from './automaton.ts'
-import { boundaryOk, charClass } from './boundary.ts'
+import { charClass, mayStartAt, rightBoundaryOk } from './boundary.ts'
 import { LineCursor } from './line-column.ts'
 import { CaseGroup, casedKey, isSentenceStart, type CaseDecision } from './letter-case.ts'
 import { normalizeKey, normalizeWithMap, originalEnd, originalStart } from './normalize.ts'
@@ -171,14 +172,12 @@ export function matcherFromCompiled<P = unknown>(
   }
 
   const automaton = automatonFromTables(compiled.tables)
+  // The scan walks the automaton's trie itself (no failure links, see scan below).
+  const { rec, ch, rootNext } = compiled.tables
   const count = notations.length
-  const patLen = new Int32Array(count)
-  const leftClass = new Uint8Array(count)
   const rightClass = new Uint8Array(count)
   for (let p = 0; p < count; p++) {
     const s = notations[p]
-    patLen[p] = s.length
-    leftClass[p] = charClass(s.charCodeAt(0))
     rightClass[p] = charClass(s.charCodeAt(s.length - 1))
   }
 
@@ -187,7 +186,7 @@ export function matcherFromCompiled<P = unknown>(
     skipped,
     notations: count,
     states: automaton.stateCount,
-    bytes: automaton.byteSize + patLen.byteLength + leftClass.byteLength + rightClass.byteLength,
+    bytes: automaton.byteSize + rightClass.byteLength,
   }
 
   function scan(text: string): Match<P>[] {
@@ -197,34 +196,71 @@ export function matcherFromCompiled<P = unknown>(
     const length = norm.length
 
     const cand = new Candidates()
-    automaton.scan(units, length, (end, p) => {
-      const start = end - patLen[p]
-      if (boundaryOk(units, length, start, end, leftClass[p], rightClass[p])) cand.push(start, end, p)
-    })
-
-    // Containment, walking backwards. Candidates arrive by end ascending and, at one end, longest
-    // first. A candidate is contained iff a longer one shares its end (it is not first in its end
-    // group) or one ending later starts at or before it (minStartAfter).
+    // Anchored walk (docs/decisions/002-term-matching.md, "Engine"): by the left boundary rule a notation can
+    // only start where the text's character is OTHER or follows a character of another class, so the trie
+    // is walked only from those positions — about one in four in running text — and never needs failure
+    // links. At each start the longest notation that also passes the right boundary rule is the candidate;
+    // shorter ones there lie inside it. A candidate is kept unless one from an earlier start reaches at
+    // least as far (containment); so candidates come out in start order, already free of nesting.
+    let maxEnd = -1
+    let prevClass = -1
+    for (let i = 0; i < length; i++) {
+      const c = units[i]
+      const cls = charClass(c)
+      const anchored = mayStartAt(prevClass, cls)
+      prevClass = cls
+      if (!anchored) continue
+      let s = rootNext[c]
+      if (s === 0) continue
+      let best = -1
+      let bestEnd = 0
+      for (let j = i + 1; ; j++) {
+        const r = s << 2
+        const p = rec[r + 2]
+        if (p >= 0 && rightBoundaryOk(units, length, j, rightClass[p])) {
+          best = p
+          bestEnd = j
+        }
+        if (j >= length) break
+        // Child of s on units[j]: children are consecutive and sorted (automaton.ts).
+        const d = units[j]
+        let lo = rec[r]
+        let hi = rec[r + 1]
+        let next = 0
+        if (hi - lo <= 8) {
+          for (; lo < hi; lo++) {
+            if (ch[lo] === d) {
+              next = lo
+              break
+            }
+          }
+        } else {
+          while (lo < hi) {
+            const mid = (lo + hi) >>> 1
+            const m = ch[mid]
+            if (m === d) {
+              next = mid
+              break
+            }
+            if (m < d) lo = mid + 1
+            else hi = mid
+          }
+        }
+        if (next === 0) break
+        s = next
+      }
+      if (best >= 0 && bestEnd > maxEnd) {
+        cand.push(i, bestEnd, best)
+        maxEnd = bestEnd
+      }
+    }
     const n = cand.count
     const { starts, ends, pats } = cand
-    const keep = new Uint8Array(n)
-    let minStartAfter = Number.MAX_SAFE_INTEGER
-    for (let k = n - 1; k >= 0;) {
-      let g = k
-      while (g > 0 && ends[g - 1] === ends[k]) g--
-      if (starts[g] < minStartAfter) {
-        keep[g] = 1
-        minStartAfter = starts[g]
-      }
-      k = g - 1
-    }
 
-    // Kept candidates do not nest, so end order is also start order.
     const cursor = new LineCursor(text)
     const mapped = norm.pieceCount > 0
     const out: Match<P>[] = []
     for (let k = 0; k < n; k++) {
-      if (!keep[k]) continue
       const start = mapped ? originalStart(norm, starts[k]) : starts[k]
       const end = mapped ? originalEnd(norm, ends[k]) : ends[k]
       cursor.advance(start)
