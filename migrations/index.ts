@@ -6,6 +6,7 @@ import { Migration20261121000300_identity } from './Migration20261121000300_iden
 import { Migration20261121000400_glossary } from './Migration20261121000400_glossary.ts'
 import { Migration20261121000500_content } from './Migration20261121000500_content.ts'
 import { Migration20261121000600_trigram } from './Migration20261121000600_trigram.ts'
+import { Migration20261121000700_case_distinct_notations } from './Migration20261121000700_case_distinct_notations.ts'
 
 /**
  * Every migration in order. Listed explicitly rather than found on disk so that the bundled server build,
@@ -19,4 +20,8 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261121000400_glossary', class: Migration20261121000400_glossary },
   { name: 'Migration20261121000500_content', class: Migration20261121000500_content },
   { name: 'Migration20261121000600_trigram', class: Migration20261121000600_trigram },
+  {
+    name: 'Migration20261121000700_case_distinct_notations',
+    class: Migration20261121000700_case_distinct_notations,
+  },
 ]

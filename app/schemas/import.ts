@@ -53,7 +53,19 @@ const ReportRowSchema = z.object({
   slug: z.string().nullable(),
   name: z.string().nullable(),
   termId: z.uuid().nullable(),
-  errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  errors: z
+    .array(z.object({ path: z.string(), message: z.string() }))
+    .optional()
+    .meta({
+      description: 'Why the row cannot be imported; each colliding notation is named with the reason.',
+    }),
+  warnings: z
+    .array(z.object({ path: z.string(), message: z.string() }))
+    .optional()
+    .meta({
+      description:
+        'Notations of the row that another term (another row, or a term already in the glossary) also has, or has in another letter case: imported, but named so nothing is resolved silently. A use of a shared notation is reported for every term that has it; letter case decides between terms whose notations differ only by case.',
+    }),
 })
 
 const CountsSchema = z.object({

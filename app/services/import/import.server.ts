@@ -21,7 +21,9 @@ import {
   slugify,
   termForms,
   type TermContent,
+  type TermForm,
 } from '#app/services/terms/content.server.ts'
+import { casedKey } from '#app/services/matching/letter-case.ts'
 import { notifyGlossaryChanged } from '#app/services/terms/events.server.ts'
 import {
   bumpGlossaryVersion,
@@ -55,6 +57,7 @@ export interface ReportRow {
   name: string | null
   termId: string | null
   errors?: { path: string; message: string }[]
+  warnings?: { path: string; message: string }[]
 }
 
 interface Counts {
@@ -344,7 +347,92 @@ async function planImport(
       termId: id,
     })
   })
+  await reportSharedNotations(tx, writes, report)
   return { report, writes, counts }
+}
+
+/** At most this many shared-notation warnings per row (a row may share a common notation with hundreds). */
+const MAX_WARNINGS = 20
+
+/** Where a form sits in an import row, for the report's `path`. */
+function formPath(content: TermContent, form: TermForm): string {
+  if (form.source === 'notation')
+    return `notations.${content.notations.findIndex((n) => n.text === form.text)}.text`
+  return { name: 'name', full_name: 'fullName', name_en: 'nameEn', name_ko: 'nameKo' }[form.source]
+}
+
+/**
+ * Names, per written row, each notation that another term also has — another row of the file or a term
+ * already in the glossary — identically or differing only by letter case (docs/decisions/011-letter-case.md).
+ * Neither is an error: homographs are real (`PR` for pull request and for public relations; a use is
+ * reported for both terms), and letter case tells `US` from `us`. But an import never resolves them silently.
+ */
+async function reportSharedNotations(
+  tx: EntityManager,
+  writes: TermWrite[],
+  report: ReportRow[],
+): Promise<void> {
+  interface Holder {
+    termId: string
+    label: string
+    text: string
+    cased: string
+  }
+  const byKey = new Map<string, Holder[]>()
+  const hold = (key: string, holder: Holder) => {
+    const list = byKey.get(key)
+    if (list) list.push(holder)
+    else byKey.set(key, [holder])
+  }
+  const rowOf = new Map(report.filter((r) => r.termId).map((r) => [r.termId!, r]))
+  const formsOf = writes.map((w) => termForms(w.content))
+  writes.forEach((w, i) => {
+    for (const f of formsOf[i]) {
+      hold(f.normalized, {
+        termId: w.id,
+        label: `row ${rowOf.get(w.id)!.row} ("${w.content.name}")`,
+        text: f.text,
+        cased: f.cased,
+      })
+    }
+  })
+  if (byKey.size === 0) return
+  const written = new Set(writes.map((w) => w.id))
+  const existing = await tx.execute<
+    { term_id: string; name: string; slug: string; text: string; normalized: string }[]
+  >(
+    `select n.term_id, t.name, t.slug, n.text, n.normalized
+       from term_notations n join terms t on t.id = n.term_id
+      where n.normalized = any(?::text[]) and t.deleted_at is null and t.status <> 'merged'`,
+    [textArray([...byKey.keys()])],
+  )
+  for (const e of existing) {
+    // A term this import rewrites is represented by its new forms.
+    if (written.has(e.term_id)) continue
+    hold(e.normalized, {
+      termId: e.term_id,
+      label: `term "${e.slug}" ("${e.name}")`,
+      text: e.text,
+      cased: casedKey(e.text),
+    })
+  }
+  writes.forEach((w, i) => {
+    const warnings: { path: string; message: string }[] = []
+    for (const f of formsOf[i]) {
+      for (const other of byKey.get(f.normalized)!) {
+        if (other.termId === w.id) continue
+        if (warnings.length === MAX_WARNINGS) break
+        warnings.push({
+          path: formPath(w.content, f),
+          message:
+            other.cased === f.cased
+              ? `"${f.text}" is also a notation of ${other.label} ("${other.text}"); a use of it is reported for both terms.`
+              : `"${f.text}" differs only by letter case from "${other.text}" of ${other.label}; the letter case of a use decides which term it is.`,
+        })
+      }
+    }
+    if (warnings.length) rowOf.get(w.id)!.warnings = warnings
+  })
 }
 
 function rowsOf(input: ImportInput): Record<string, unknown>[] {

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { diffArrays, diffLines } from 'diff'
 import { AppError } from '#app/lib/errors.server.ts'
+import { casedKey } from '#app/services/matching/letter-case.ts'
 import { normalizeKey } from '#app/services/matching/normalize.ts'
 import type { ListTermsQuery } from '#app/schemas/terms.ts'
 import type { NotationKind, TermStatus } from '#db/entities/term.entity.ts'
@@ -113,8 +114,9 @@ function likeEscape(s: string): string {
 
 /**
  * Lists terms. `q` matches a substring of any name or notation after the matcher's normalization (NFKC,
- * lowercase), so width, case and Korean all work. Ranking: a whole name/notation equal to `q`, then one
- * starting with it, then any other match; ties by name. Without `status`, merged terms are left out;
+ * lowercase), so width, case and Korean all work. Ranking: a name/notation written exactly as `q` (letter
+ * case included), then a whole name/notation equal to `q` without case, then one starting with it, then any
+ * other match; ties by name. Without `status`, merged terms are left out;
  * deleted terms never appear.
  */
 export async function listTerms(
@@ -130,8 +132,11 @@ export async function listTerms(
     const escaped = likeEscape(q)
     where.push(`t.search_text like ?`)
     params.push(`%${escaped}%`)
-    rank = `case when t.search_text like ? then 0 when t.search_text like ? then 1 else 2 end, `
-    rankParams.push(`%\u0001${escaped}\u0001%`, `%\u0001${escaped}%`)
+    // Letter case ranks first (docs/decisions/011-letter-case.md): `US` lists the term written `US` before
+    // the one written `us`; the folded search itself finds both.
+    rank = `case when exists (select 1 from term_notations n where n.term_id = t.id and n.text = ?) then 0 else 1 end,
+            case when t.search_text like ? then 0 when t.search_text like ? then 1 else 2 end, `
+    rankParams.push(casedKey(options.q!), `%\u0001${escaped}\u0001%`, `%\u0001${escaped}%`)
   }
   if (options.status) {
     where.push('t.status = ?')
@@ -197,12 +202,15 @@ export interface Suggestion {
 }
 
 /**
- * Prefix autocomplete over names and notations (normalized, so case and width do not matter). One entry per
- * term, best first: shorter matched forms, then names before notations.
+ * Prefix autocomplete over names and notations (normalized, so case and width do not matter for finding a
+ * term). One entry per term, best first: shorter matched forms, then names before notations. Within a term,
+ * a form whose start is written as typed, letter case included, is the one shown (docs/decisions/
+ * 011-letter-case.md): `Github` suggests the deprecated `Github`, `GitHub` the preferred `GitHub`.
  */
 export async function suggestTerms(options: { q: string; limit: number }): Promise<{ items: Suggestion[] }> {
   const q = normalizeKey(options.q)
   if (!q) return { items: [] }
+  const cased = `${likeEscape(casedKey(options.q))}%`
   const rows = await em().execute<
     { id: string; slug: string; name: string; status: TermStatus; matched: string; kind: NotationKind }[]
   >(
@@ -211,9 +219,9 @@ export async function suggestTerms(options: { q: string; limit: number }): Promi
               length(n.normalized) as len, n.position
          from term_notations n join terms t on t.id = n.term_id
         where n.normalized like ? and t.deleted_at is null and t.status <> 'merged'
-        order by t.id, length(n.normalized), n.position
+        order by t.id, length(n.normalized), n.text not like ?, n.position
      ) s order by len, position, lower(name) limit ?`,
-    [`${likeEscape(q)}%`, options.limit],
+    [`${likeEscape(q)}%`, cased, options.limit],
   )
   return { items: rows }
 }
