@@ -82,4 +82,57 @@ describe('migrations', () => {
     await closeDb()
     fs.rmSync(dir, { recursive: true, force: true })
   })
+
+  it('adds the forms that differ only by letter case, which the old rules folded away', async () => {
+    await initDb({ pglite: await openPglite() })
+    const migrator = getDb().orm.getMigrator() as unknown as { up(o: { to: string }): Promise<unknown> }
+    await migrator.up({ to: 'Migration20261121000600_trigram' })
+    const sql = getDb().em.getConnection()
+    const id = '00000000-0000-4000-8000-000000000001'
+    const content = {
+      slug: 'api',
+      name: 'API',
+      fullName: null,
+      nameEn: 'Api',
+      nameKo: null,
+      notations: [
+        { text: 'Api', kind: 'preferred', lang: null },
+        { text: 'ＡＰＩ', kind: 'preferred', lang: null },
+        { text: 'A.P.I.', kind: 'deprecated', lang: null },
+      ],
+      domains: [],
+      categories: [],
+      tags: [],
+      status: 'active',
+      definition: 'x',
+      body: '',
+    }
+    // As the old code stored it: `Api` (name and notation) and `ＡＰＩ` folded into the name `API`.
+    await sql.execute(
+      `insert into terms (id, slug, name, name_en, status, revision, content_hash, search_text)
+       values (?, 'api', 'API', 'Api', 'active', 1, 'h', ?)`,
+      [id, '\u0001api\u0001a.p.i.\u0001'],
+    )
+    await sql.execute(
+      `insert into term_revisions (id, term_id, revision, content, content_hash) values (gen_random_uuid(), ?, 1, ?::jsonb, 'h')`,
+      [id, JSON.stringify(content)],
+    )
+    await sql.execute(
+      `insert into term_notations (id, term_id, text, normalized, kind, lang, source, position) values
+         (gen_random_uuid(), ?, 'API', 'api', 'preferred', null, 'name', 0),
+         (gen_random_uuid(), ?, 'A.P.I.', 'a.p.i.', 'deprecated', null, 'notation', 1)`,
+      [id, id],
+    )
+    await applyMigrations()
+    const rows = await sql.execute<{ text: string; normalized: string; kind: string; source: string }[]>(
+      'select text, normalized, kind, source from term_notations where term_id = ? order by position, text',
+      [id],
+    )
+    // `ＡＰＩ` is `API` once width folds, so it stays folded into the name; `Api` becomes a form of its own.
+    expect(rows).toEqual([
+      { text: 'API', normalized: 'api', kind: 'preferred', source: 'name' },
+      { text: 'A.P.I.', normalized: 'a.p.i.', kind: 'deprecated', source: 'notation' },
+      { text: 'Api', normalized: 'api', kind: 'preferred', source: 'name_en' },
+    ])
+  })
 })

@@ -403,7 +403,8 @@ async function reportSharedNotations(
   >(
     `select n.term_id, t.name, t.slug, n.text, n.normalized
        from term_notations n join terms t on t.id = n.term_id
-      where n.normalized = any(?::text[]) and t.deleted_at is null and t.status <> 'merged'`,
+      where n.normalized = any(?::text[]) and t.deleted_at is null and t.status <> 'merged'
+      order by t.slug, n.position`,
     [textArray([...byKey.keys()])],
   )
   for (const e of existing) {
@@ -426,7 +427,7 @@ async function reportSharedNotations(
           path: formPath(w.content, f),
           message:
             other.cased === f.cased
-              ? `"${f.text}" is also a notation of ${other.label} ("${other.text}"); a use of it is reported for both terms.`
+              ? `"${f.text}" is also a notation of ${other.label}; a use of it is reported for both terms.`
               : `"${f.text}" differs only by letter case from "${other.text}" of ${other.label}; the letter case of a use decides which term it is.`,
         })
       }
