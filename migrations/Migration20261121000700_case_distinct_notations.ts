@@ -5,7 +5,7 @@ const cased = (column: string) => `btrim(regexp_replace(normalize(${column}, NFK
 
 /**
  * Names and notations that differ only by letter case became distinct forms (docs/decisions/
- * 011-letter-case.md). The stored folded key (`term_notations.normalized`) keeps its definition, but which
+ * 013-letter-case.md). The stored folded key (`term_notations.normalized`) keeps its definition, but which
  * forms a term has changed: before, a name or notation that folded like an earlier one (a preferred notation
  * `Api` next to the name `API`, the only such pair the old rules allowed) was left out of `term_notations`;
  * now it is a form of its own, and without its row the matcher would call `Api` a wrong-case use of `API`.

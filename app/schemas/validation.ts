@@ -15,7 +15,7 @@ export type Severity = (typeof SEVERITY_VALUES)[number]
 /**
  * Every kind of finding, in the order a use is classified (the first that applies wins): a deprecated
  * notation; a form of a term whose status is deprecated; a use recognized in the wrong letter case
- * (docs/decisions/011-letter-case.md); an admitted notation; a correct use. SARIF rules, severities and the
+ * (docs/decisions/013-letter-case.md); an admitted notation; a correct use. SARIF rules, severities and the
  * API documents derive from this one list.
  */
 export const FINDING_VALUES = [

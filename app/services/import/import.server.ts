@@ -363,7 +363,7 @@ function formPath(content: TermContent, form: TermForm): string {
 
 /**
  * Names, per written row, each notation that another term also has — another row of the file or a term
- * already in the glossary — identically or differing only by letter case (docs/decisions/011-letter-case.md).
+ * already in the glossary — identically or differing only by letter case (docs/decisions/013-letter-case.md).
  * Neither is an error: homographs are real (`PR` for pull request and for public relations; a use is
  * reported for both terms), and letter case tells `US` from `us`. But an import never resolves them silently.
  */

@@ -1,6 +1,6 @@
 /**
  * Letter case: which notation a use refers to when notations differ only by case, and when a use is
- * written in the wrong case (docs/decisions/011-letter-case.md states the rule with its examples).
+ * written in the wrong case (docs/decisions/013-letter-case.md states the rule with its examples).
  *
  * The automaton finds uses case-insensitively (the folded key: NFKC, lowercase, whitespace folded). Among
  * the entries sharing that key (a "group"), the use's cased form (NFKC and whitespace folded, case kept)

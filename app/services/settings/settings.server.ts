@@ -85,7 +85,7 @@ const WRONG_CASE_SEVERITY = 'validation.wrongCaseSeverity'
 const WRONG_CASE_SEVERITY_DEFAULT = 'warning'
 
 /**
- * The validation settings: the severity of `wrong-case` findings (docs/decisions/011-letter-case.md). A stored
+ * The validation settings: the severity of `wrong-case` findings (docs/decisions/013-letter-case.md). A stored
  * value this version cannot read (hand-edited) counts as the default rather than failing every validation.
  */
 export async function getValidationConfig(manager: EntityManager = em()): Promise<ValidationConfig> {

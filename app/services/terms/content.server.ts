@@ -104,7 +104,7 @@ export function searchText(forms: readonly TermForm[]): string {
  * Problems in a content value that the zod schema cannot see (cross-field rules). Two notations collide when
  * they are the same once width, compatibility forms and whitespace are folded (`ＡＰＩ` and `API`, `data  flow`
  * and `data flow`); letter case is kept, so notations that differ only by case (`GitHub`, `Github`) are
- * distinct, each with its own kind (docs/decisions/011-letter-case.md). Each message names what collides.
+ * distinct, each with its own kind (docs/decisions/013-letter-case.md). Each message names what collides.
  */
 export function contentProblems(c: TermContent, prefix = ''): Problem[] {
   const problems: Problem[] = []

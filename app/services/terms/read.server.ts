@@ -132,7 +132,7 @@ export async function listTerms(
     const escaped = likeEscape(q)
     where.push(`t.search_text like ?`)
     params.push(`%${escaped}%`)
-    // Letter case ranks first (docs/decisions/011-letter-case.md): `US` lists the term written `US` before
+    // Letter case ranks first (docs/decisions/013-letter-case.md): `US` lists the term written `US` before
     // the one written `us`; the folded search itself finds both.
     rank = `case when exists (select 1 from term_notations n where n.term_id = t.id and n.text = ?) then 0 else 1 end,
             case when t.search_text like ? then 0 when t.search_text like ? then 1 else 2 end, `
@@ -205,7 +205,7 @@ export interface Suggestion {
  * Prefix autocomplete over names and notations (normalized, so case and width do not matter for finding a
  * term). One entry per term, best first: shorter matched forms, then names before notations. Within a term,
  * a form whose start is written as typed, letter case included, is the one shown (docs/decisions/
- * 011-letter-case.md): `Github` suggests the deprecated `Github`, `GitHub` the preferred `GitHub`.
+ * 013-letter-case.md): `Github` suggests the deprecated `Github`, `GitHub` the preferred `GitHub`.
  */
 export async function suggestTerms(options: { q: string; limit: number }): Promise<{ items: Suggestion[] }> {
   const q = normalizeKey(options.q)

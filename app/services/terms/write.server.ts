@@ -255,7 +255,7 @@ export async function mergeTerm(options: {
     const ids = await loadClassificationIds(tx)
     const note = options.input.note || `merged into ${target.slug}`
     const sourceContent: TermContent = { ...source.content, status: 'merged' }
-    // Forms that differ only by letter case are distinct notations (docs/decisions/011-letter-case.md).
+    // Forms that differ only by letter case are distinct notations (docs/decisions/013-letter-case.md).
     const present = new Set(termForms(target.content).map((f) => f.cased))
     const added: TermNotationValue[] = []
     for (const form of termForms(source.content)) {

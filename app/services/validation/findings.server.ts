@@ -6,7 +6,7 @@ import type { FormPayload } from './matcher-cache.server.ts'
 
 /**
  * What a recognized use says, shared by validation and lookup so both classify alike
- * (docs/decisions/007-validation-and-import.md, 011-letter-case.md).
+ * (docs/decisions/007-validation-and-import.md, 013-letter-case.md).
  */
 export interface UseFacts {
   /** The notation as the glossary writes it. */

@@ -18,7 +18,7 @@ import { toSarif } from './sarif.server.ts'
 
 /**
  * Text validation. Each use gets a finding and a severity (docs/decisions/007-validation-and-import.md,
- * 011-letter-case.md): a deprecated notation → `error` (the glossary says not to write it and names the
+ * 013-letter-case.md): a deprecated notation → `error` (the glossary says not to write it and names the
  * preferred form); any form of a term whose status is `deprecated` → `warning` (the concept itself is
  * discouraged); a use in the wrong letter case → the administrator's setting (default `warning`); an
  * admitted notation → `info`; a correct use → `none` (reported so pages can highlight terms).

@@ -5,7 +5,7 @@ import { createApiKey, createUser, type TestUser } from '#tests/factories.ts'
 import { apiCall, useApiServer } from '#tests/http.ts'
 import { useTestDb } from '#tests/setup/db.ts'
 
-// Letter case in matching (docs/decisions/011-letter-case.md), through the HTTP API: import, validate,
+// Letter case in matching (docs/decisions/013-letter-case.md), through the HTTP API: import, validate,
 // batch/SARIF, lookup, suggest, search and the administrator's severity of wrong-case findings.
 
 // Response bodies are inspected loosely, as JSON.

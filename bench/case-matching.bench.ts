@@ -1,0 +1,180 @@
+/**
+ * Letter-case benchmark: `npx tsx bench/case-matching.bench.ts [--terms N] [--runs N]`
+ *
+ * Generates (seeded, tests/case-glossary.ts) a style guide of N terms (default 10,000: invented words,
+ * phrases, acronyms and Korean words, each with three deprecated variants, many differing from the preferred
+ * form only by letter case) and a ~1 MB mixed English/Korean text with 2,000 planted deprecated and 2,000
+ * planted preferred uses. Imports it through `POST /import` on a real HTTP port (embedded PGlite in memory)
+ * and prints:
+ * - whether the import took every row, then recall (planted deprecated uses found as deprecated) and false
+ *   findings (any finding that is not a planted deprecated use);
+ * - the matcher's scan of the text (wall and CPU time, median of --runs);
+ * - `POST /validate` p50 over HTTP, timed from a client in its own process (bench/post-client.mjs);
+ * - `POST /terms/lookup` with 500 texts, p50/p99, from a client in its own process.
+ * No assertions: figures for docs/decisions/013-letter-case.md.
+ */
+import { execFile } from 'node:child_process'
+import crypto from 'node:crypto'
+import fs from 'node:fs'
+import type { AddressInfo } from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import { parseConfig, setConfig } from '../app/lib/config.server.ts'
+import { generateCaseGlossary } from '../tests/case-glossary.ts'
+import { percentile } from './support.ts'
+
+setConfig(
+  parseConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    GLOSSARY_DATA_DIR: '/tmp/glossary-bench',
+    GLOSSARY_ENCRYPTION_KEY: 'bench-encryption-key-0123456789abcdef0123456789',
+    PORT: '3000',
+  }),
+)
+
+const { createHttpApp } = await import('../app/server/http.server.ts')
+const { applyMigrations } = await import('../db/migrator.ts')
+const { closeDb, em, initDb, openPglite } = await import('../db/orm.ts')
+const { issueApiKey } = await import('../app/services/auth/api-keys.server.ts')
+const { matcherCache } = await import('../app/services/validation/matcher-cache.server.ts')
+const { whenCandidatesIdle } = await import('../app/services/candidates/candidates.server.ts')
+
+const execFileAsync = promisify(execFile)
+const arg = (name: string, fallback: number) =>
+  process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : fallback
+const TERMS = arg('--terms', 10_000)
+const RUNS = arg('--runs', 15)
+const ms = (x: number) => `${x.toFixed(1)} ms`
+const median = (xs: number[]) => percentile(xs, 50)
+
+/** Times `count` POSTs of `body` from a client in its own process. */
+async function timeFromClient(
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+  count: number,
+  pauseMs: number,
+) {
+  const bodyFile = path.join(os.tmpdir(), `case-bench-${process.pid}-${crypto.randomUUID()}.json`)
+  fs.writeFileSync(bodyFile, JSON.stringify(body))
+  try {
+    const { stdout } = await execFileAsync(process.execPath, [
+      path.join(import.meta.dirname, 'post-client.mjs'),
+      url,
+      JSON.stringify(headers),
+      bodyFile,
+      String(count),
+      String(pauseMs),
+    ])
+    return JSON.parse(stdout) as { times: number[]; bytes: number; parseMs: number }
+  } finally {
+    fs.rmSync(bodyFile)
+  }
+}
+
+async function main(): Promise<void> {
+  const generated = generateCaseGlossary({
+    count: TERMS,
+    bytes: 1024 * 1024,
+    deprecatedUses: 2000,
+    preferredUses: 2000,
+  })
+  const { terms, text, planted } = generated
+  console.log(
+    `letter-case benchmark: ${TERMS} terms × 4 forms, text ${(Buffer.byteLength(text) / 1048576).toFixed(2)} MB (${text.length} UTF-16 units), ${planted.length} planted uses; Node ${process.version}, load ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  )
+  await initDb({ pglite: await openPglite() })
+  await applyMigrations()
+  const userId = crypto.randomUUID()
+  await em().execute(
+    `insert into users (id, email, name, role, auth_type) values (?, 'bench@example.test', 'Bench', 'admin', 'agent')`,
+    [userId],
+  )
+  const { token } = await issueApiKey({ userId, name: 'bench', scopes: ['read', 'write', 'validate'] })
+  const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+  const server = createHttpApp().listen(0, '127.0.0.1')
+  await new Promise<void>((resolve) => server.once('listening', resolve))
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`
+  const post = async (p: string, body: unknown) =>
+    (
+      await fetch(`${base}${p}`, { method: 'POST', headers: auth, body: JSON.stringify(body) })
+    ).json() as Promise<Record<string, unknown>>
+
+  // --- import -------------------------------------------------------------------------------------------
+  const rows = terms.map((t, i) => ({
+    slug: `g-${i}`,
+    name: t.name,
+    definition: 'Generated.',
+    notations: t.notations.slice(1),
+  }))
+  let t0 = performance.now()
+  const job = await post('/import', { format: 'json', rows, wait: true })
+  console.log(
+    `POST /import of ${rows.length} rows: ${job.status}, ${job.created} created, ${job.errors} errors, in ${ms(performance.now() - t0)}`,
+  )
+  await matcherCache.whenIdle()
+  const snapshot = await matcherCache.get()
+
+  // --- recall and false findings --------------------------------------------------------------------------
+  const result = (await post('/validate', { text, includePreferred: false })) as {
+    occurrences: { start: number; end: number; finding: string; term: { slug: string } }[]
+  }
+  await whenCandidatesIdle()
+  const deprecated = new Map(planted.filter((p) => p.kind === 'deprecated').map((p) => [p.start, p]))
+  let found = 0
+  let falseFindings = 0
+  for (const o of result.occurrences) {
+    const p = deprecated.get(o.start)
+    if (p && p.end === o.end && o.term.slug === `g-${p.term}` && o.finding === 'deprecated-notation') found++
+    else falseFindings++
+  }
+  console.log(
+    `recall: ${found} of ${deprecated.size} planted deprecated uses found (${((100 * found) / deprecated.size).toFixed(1)}%); false findings: ${falseFindings} (findings on the ${planted.length - deprecated.size} planted preferred uses or elsewhere)`,
+  )
+
+  // --- the matcher's scan ------------------------------------------------------------------------------
+  const wall: number[] = []
+  const cpu: number[] = []
+  let matches = 0
+  for (let r = 0; r < RUNS; r++) {
+    const c0 = process.cpuUsage()
+    t0 = performance.now()
+    matches = snapshot.matcher.scan(text).length
+    wall.push(performance.now() - t0)
+    cpu.push(process.cpuUsage(c0).user / 1000)
+  }
+  console.log(
+    `matcher scan of the text (${matches} matches), ${RUNS} runs: median ${ms(median(wall))} wall, ${ms(median(cpu))} CPU; best ${ms(Math.min(...wall))}`,
+  )
+
+  // --- POST /validate over HTTP ------------------------------------------------------------------------------
+  for (const includePreferred of [false, true]) {
+    const client = await timeFromClient(`${base}/validate`, auth, { text, includePreferred }, RUNS, 300)
+    await whenCandidatesIdle()
+    console.log(
+      `POST /validate over HTTP, includePreferred=${includePreferred} (answer ${(client.bytes / 1048576).toFixed(2)} MB): p50 ${ms(median(client.times))}, min ${ms(Math.min(...client.times))}, max ${ms(Math.max(...client.times))}`,
+    )
+  }
+
+  // --- POST /terms/lookup, 500 texts -----------------------------------------------------------------------
+  const lookupTexts = Array.from({ length: 500 }, (_, i) => {
+    const t = terms[(i * 7919) % terms.length]!
+    return i % 10 === 0 ? `unknown ${i}` : t.notations[i % t.notations.length]!.text
+  })
+  const lookups = await timeFromClient(`${base}/terms/lookup`, auth, { texts: lookupTexts }, 200, 5)
+  console.log(
+    `POST /terms/lookup, 500 texts, 200 requests from a client process: p50 ${ms(median(lookups.times))}, p99 ${ms(percentile(lookups.times, 99))}, max ${ms(Math.max(...lookups.times))}`,
+  )
+
+  server.closeAllConnections()
+  server.close()
+  await matcherCache.whenIdle()
+  await closeDb()
+}
+
+await main()
