@@ -18,6 +18,21 @@ export interface UseFacts {
   preferred: string | null
 }
 
+/** One use in a validated text (defined here, not in validate.server.ts, so SARIF can import it without a cycle). */
+export interface Occurrence {
+  start: number
+  end: number
+  line: number
+  column: number
+  text: string
+  notation: string
+  term: { id: string; slug: string; name: string; status: string }
+  kind: NotationKind
+  finding: Finding
+  preferred: string | null
+  severity: Severity
+}
+
 /** The first of FINDING_VALUES that applies (a deprecated notation is deprecated in any letter case). */
 function findingOf(payload: FormPayload, wrongCase: boolean): Finding {
   if (payload.kind === 'deprecated') return 'deprecated-notation'

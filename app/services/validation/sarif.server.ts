@@ -1,5 +1,5 @@
 import { FINDING_VALUES, type Finding, type GlossaryState, type SarifLog } from '#app/schemas/validation.ts'
-import type { Occurrence } from './validate.server.ts'
+import type { Occurrence } from './findings.server.ts'
 
 /**
  * SARIF 2.1.0 (https://docs.oasis-open.org/sarif/sarif/v2.1.0/sarif-v2.1.0.html) for CI systems. One run,

@@ -2,7 +2,6 @@ import { AppError } from '#app/lib/errors.server.ts'
 import { RELEASE } from '#app/lib/version.server.ts'
 import {
   VALIDATE_LIMITS,
-  type Finding,
   type GlossaryState,
   type Severity,
   type ValidateBatchInput,
@@ -11,8 +10,7 @@ import {
 } from '#app/schemas/validation.ts'
 import { gatherCandidatesLater } from '#app/services/candidates/candidates.server.ts'
 import { getValidationConfig } from '#app/services/settings/settings.server.ts'
-import type { NotationKind } from '#db/entities/term.entity.ts'
-import { severityOf, useFacts } from './findings.server.ts'
+import { severityOf, useFacts, type Occurrence } from './findings.server.ts'
 import { matcherCache, type MatcherSnapshot } from './matcher-cache.server.ts'
 import { toSarif } from './sarif.server.ts'
 
@@ -25,21 +23,7 @@ import { toSarif } from './sarif.server.ts'
  * Offsets are UTF-16 code units of the input, lines and columns 1-based. Boundary and letter-case rules are
  * the matcher's (app/services/matching/).
  */
-export type { Severity }
-
-export interface Occurrence {
-  start: number
-  end: number
-  line: number
-  column: number
-  text: string
-  notation: string
-  term: { id: string; slug: string; name: string; status: string }
-  kind: NotationKind
-  finding: Finding
-  preferred: string | null
-  severity: Severity
-}
+export type { Occurrence, Severity }
 
 export interface Summary {
   occurrences: number
