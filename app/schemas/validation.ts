@@ -207,6 +207,7 @@ export const SarifLogSchema = z
               termSlug: z.string(),
               notation: z.string(),
               kind: z.enum(['preferred', 'admitted', 'deprecated']),
+              finding: z.enum(FINDING_VALUES),
               preferred: z.string().optional(),
             }),
           }),
@@ -216,6 +217,6 @@ export const SarifLogSchema = z
   })
   .meta({
     description:
-      'A SARIF 2.1.0 log with one run: a rule per severity, a result per finding, regions in UTF-16 code units.',
+      'A SARIF 2.1.0 log with one run: a rule per reported kind of finding (`glossary/<finding>`), a result per finding, regions in UTF-16 code units.',
   })
 export type SarifLog = z.output<typeof SarifLogSchema>

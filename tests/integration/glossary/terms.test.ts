@@ -146,9 +146,12 @@ describe('term create, read and revision history', () => {
       name: 'Bad',
       domains: ['nope'],
       notations: [
-        { text: 'bad', kind: 'deprecated' },
+        { text: 'Bad', kind: 'deprecated' },
         { text: 'Dup', kind: 'admitted' },
-        { text: 'ＤＵＰ', kind: 'admitted' },
+        { text: 'Ｄｕｐ', kind: 'admitted' },
+        // Differing only by letter case is no collision (docs/decisions/013-letter-case.md).
+        { text: 'DUP', kind: 'deprecated' },
+        { text: 'bad', kind: 'deprecated' },
       ],
     })
     expect(bad.status).toBe(400)
