@@ -10,9 +10,10 @@ export TEST_REDIS_URL="${TEST_REDIS_URL:-redis://127.0.0.1:6379/15}"
 mkdir -p .cache/test-results
 rm -f .cache/test-results/*.json
 
-echo "== format, lint, types"
+echo "== format, lint, import rules, types"
 npx prettier --check . --log-level warn
 npx eslint . --max-warnings 0
+npx depcruise app db domain pipeline sync --config .dependency-cruiser.cjs
 npx tsc --noEmit
 
 echo "== build"
