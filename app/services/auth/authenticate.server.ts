@@ -13,7 +13,7 @@ export async function authenticateApiKey(authorization: string): Promise<Actor |
   if (!parsed) return null
   const key = await findActiveKey(parsed)
   if (!key) return null
-  return { via: 'key', user: toActorUser(key.user), keyId: key.id, scopes: key.scopes }
+  return { via: 'key', user: key.user, keyId: key.id, scopes: key.scopes }
 }
 
 /** Resolves the `glossary_session` cookie to an actor, or null. */
