@@ -92,14 +92,25 @@ export function errorBody(appError: AppError): ErrorBody {
   return body
 }
 
-function toAppError(error: unknown): AppError {
+/**
+ * An expected failure as an AppError (a thrown AppError, a ZodError from a schema a service parsed with, the
+ * ORM's not-found and unique-violation errors), or null for anything else — a bug, answered as
+ * `internal_error`. The API's envelope and the pages' error messages both map through this one function.
+ */
+export function expectedError(error: unknown): AppError | null {
   if (error instanceof AppError) return error
-  if (error instanceof ZodError) return validationError(zodProblems(error))
+  if (error instanceof ZodError) return validationError(zodProblems(error), 'Some fields need attention.')
   const name = (error as { name?: string } | null)?.name
   if (name === 'NotFoundError') return new AppError('not_found', 'Not found.')
   if (name === 'UniqueConstraintViolationException') {
     return new AppError('conflict', 'The item conflicts with an existing one.')
   }
+  return null
+}
+
+function toAppError(error: unknown): AppError {
+  const expected = expectedError(error)
+  if (expected) return expected
   log().error({ err: error }, 'unhandled error')
   return new AppError('internal_error', 'Something went wrong on the server.')
 }

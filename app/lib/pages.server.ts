@@ -1,7 +1,7 @@
 import { data, redirect, type AppLoadContext } from '@remix-run/node'
 import type { z } from 'zod'
 import { assertSameOrigin, identify } from './auth-gate.server.ts'
-import { AppError, zodProblems } from './errors.server.ts'
+import { AppError, expectedError, zodProblems } from './errors.server.ts'
 import { hasRole, type Actor, type Role } from '#domain/identity.ts'
 
 /**
@@ -97,8 +97,9 @@ export async function formAction<T>(
 ): Promise<T | ReturnType<typeof data<FormFailure>>> {
   try {
     return await fn()
-  } catch (error) {
-    if (error instanceof AppError) {
+  } catch (thrown) {
+    const error = expectedError(thrown)
+    if (error) {
       const fieldErrors: FieldErrors = {}
       const problems = (error.details?.problems ?? []) as { path: string; message: string }[]
       for (const problem of problems) fieldErrors[problem.path] ??= problem.message
@@ -107,7 +108,7 @@ export async function formAction<T>(
         { status: error.status, headers: error.headers },
       )
     }
-    throw error
+    throw thrown
   }
 }
 
@@ -119,9 +120,10 @@ export async function formAction<T>(
 export async function orErrorPage<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn()
-  } catch (error) {
-    if (error instanceof AppError) throw data({ message: error.message }, { status: error.status })
-    throw error
+  } catch (thrown) {
+    const error = expectedError(thrown)
+    if (error) throw data({ message: error.message }, { status: error.status })
+    throw thrown
   }
 }
 

@@ -1,6 +1,6 @@
 import { data } from '@remix-run/node'
 import type { SessionActor } from './pages.server.ts'
-import { AppError } from './errors.server.ts'
+import { expectedError } from './errors.server.ts'
 import { PatchRelationSchema, ReverseRelationSchema } from '#app/schemas/relations.ts'
 import { patchRelation, reverseRelation } from '#app/services/relations/write.server.ts'
 
@@ -24,13 +24,14 @@ export async function handleRelationReview(actor: SessionActor, form: FormData) 
       })
     }
     return { ok: true as const, id }
-  } catch (error) {
-    if (error instanceof AppError) {
+  } catch (thrown) {
+    const error = expectedError(thrown)
+    if (error) {
       return data(
         { ok: false as const, id, code: error.code, message: error.message },
         { status: error.status },
       )
     }
-    throw error
+    throw thrown
   }
 }

@@ -85,7 +85,8 @@ export default function CheckPage() {
           <p className="legend small">
             <mark className="finding kind-deprecated">{t('kind.deprecated')}</mark>{' '}
             <mark className="finding kind-admitted">{t('kind.admitted')}</mark>{' '}
-            <mark className="finding kind-preferred">{t('kind.preferred')}</mark>
+            <mark className="finding kind-preferred">{t('kind.preferred')}</mark>{' '}
+            <mark className="finding finding-wrong-case">{t('finding.wrong-case')}</mark>
           </p>
           <HighlightedText text={done.text} findings={done.occurrences} />
           {findings.length ? (
@@ -96,6 +97,7 @@ export default function CheckPage() {
                   <th>{t('term.notation')}</th>
                   <th>{t('check.term')}</th>
                   <th>{t('term.kind')}</th>
+                  <th>{t('check.finding')}</th>
                   <th>{t('check.preferred')}</th>
                   <th>{t('check.severity')}</th>
                 </tr>
@@ -113,6 +115,7 @@ export default function CheckPage() {
                     <td>
                       <KindBadge kind={f.kind} />
                     </td>
+                    <td data-finding={f.finding}>{t(`finding.${f.finding}` as MessageKey)}</td>
                     <td>{f.preferred ?? '—'}</td>
                     <td>
                       <span className={`badge severity-${f.severity}`}>

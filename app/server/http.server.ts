@@ -142,6 +142,7 @@ function finalErrorHandler(isDev: boolean) {
 
 const PAGE_TITLES: Record<number, string> = {
   400: 'Bad request / 잘못된 요청',
+  403: 'Forbidden / 금지됨',
   404: 'Not found / 찾을 수 없음',
   405: 'Method not allowed / 허용되지 않는 메서드',
   413: 'Too large / 너무 큼',

@@ -1,4 +1,5 @@
 import type { Request as ExpressRequest, Response as ExpressResponse } from 'express'
+import { assertSameOrigin } from '#app/lib/auth-gate.server.ts'
 import { AppError } from '#app/lib/errors.server.ts'
 import { textDefect } from '#app/lib/text-input.ts'
 import { isForbiddenMethod, readBody, requestHeaders, toFetchRequest } from './fetch-bridge.server.ts'
@@ -41,8 +42,31 @@ export async function readPageRequest(req: ExpressRequest, res: ExpressResponse)
       }),
     )
     await checkForm(headers, body)
+    checkFormOrigin(req.method, pageUrl(req), headers)
   }
   return toFetchRequest(req, res, pageUrl(req), body, headers)
+}
+
+/**
+ * The cross-site rule of form posts, before Remix sees them. An `Origin` (or `Referer`) that is present must be
+ * one of GLOSSARY_ALLOWED_ORIGINS (the auth gate's rule; each action also requires it for signed-in writes):
+ * otherwise a plain 403 page. Remix 2 has a check of its own that compares `Origin` with `Host` and answers a
+ * bare 500 when they differ — which a foreign origin would hit first, and a reverse proxy that rewrites `Host`
+ * would hit on every legitimate post. Once the origin is known to be allowed, the request handed to Remix
+ * carries that origin's host, so only our rule decides.
+ */
+function checkFormOrigin(method: string, url: string, headers: Headers): void {
+  try {
+    assertSameOrigin(new Request(url, { method, headers }), false)
+  } catch (error) {
+    if (error instanceof AppError) throw new PageInputError(403, error.message)
+    throw error
+  }
+  const origin = headers.get('origin')
+  if (origin && origin !== 'null') {
+    headers.set('host', new URL(origin).host)
+    headers.delete('x-forwarded-host')
+  }
 }
 
 function checkUrl(originalUrl: string): void {

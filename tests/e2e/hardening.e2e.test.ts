@@ -143,6 +143,36 @@ describe('pages on bad input', () => {
     for (const answer of [empty, nul, part, plain]) expectNoLeak(answer, 'form post')
   })
 
+  it('refuse a form post from a foreign origin with a 403 page, and accept an allowed one behind a proxy', async () => {
+    for (const target of ['/login', '/settings', '/admin/users', '/check']) {
+      const answer = await nodeRequest(
+        'POST',
+        target,
+        {
+          origin: 'http://evil.example',
+          cookie: adminCookie,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        'intent=x',
+      )
+      expect(answer.status, target).toBe(403)
+      expectNoLeak(answer, `foreign POST ${target}`)
+    }
+    // A reverse proxy that rewrites Host: the origin is allowed, so the post is handled (Remix's own
+    // Origin-vs-Host check would have answered 500).
+    const proxied = await nodeRequest(
+      'POST',
+      '/login',
+      {
+        origin: service.url,
+        host: 'glossary-internal:3000',
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      'email=nobody%40example.test&password=wrong-password',
+    )
+    expect(proxied.status).toBe(401)
+  })
+
   it('fuzz: every page route, GET and POST, signed in or not, never answers 5xx or a stack', async () => {
     // Every route module of the app, so a new page is fuzzed without anyone listing it here.
     const routes = fs

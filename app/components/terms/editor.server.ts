@@ -1,8 +1,7 @@
 import crypto from 'node:crypto'
-import { ZodError } from 'zod'
 import { data, redirect, unstable_parseMultipartFormData, type UploadHandler } from '@remix-run/node'
 import { requireUserAction } from '#app/lib/pages.server.ts'
-import { AppError, validationError, zodProblems } from '#app/lib/errors.server.ts'
+import { AppError, expectedError } from '#app/lib/errors.server.ts'
 import { CreateTermSchema, UpdateTermSchema } from '#app/schemas/terms.ts'
 import { ATTACHMENT_MAX_BYTES, storeAttachment } from '#app/services/attachments/attachments.server.ts'
 import { renderMarkdown } from '#app/services/markdown/render.server.ts'
@@ -167,7 +166,7 @@ export async function termEditorAction(options: {
     const unchanged = term.revision === parsed.data.baseRevision
     return redirect(`${termPath(term.slug)}?${unchanged ? 'unchanged' : 'saved'}=${term.revision}`)
   } catch (error) {
-    const appError = toAppError(error)
+    const appError = expectedError(error)
     if (!appError) throw error
     if (appError.code === 'revision_conflict' && options.idOrSlug) {
       const details = appError.details as { currentRevision: number; baseRevision: number }
@@ -186,10 +185,4 @@ export async function termEditorAction(options: {
     }
     return failure(answer, appError, intent, values, rowOf)
   }
-}
-
-function toAppError(error: unknown): AppError | null {
-  if (error instanceof AppError) return error
-  if (error instanceof ZodError) return validationError(zodProblems(error), 'Some fields need attention.')
-  return null
 }

@@ -11,10 +11,14 @@ export interface Finding {
   notation: string
   term: { id: string; slug: string; name: string; status: string }
   kind: string
+  /** The finding's kind (app/schemas/validation.ts FINDING_VALUES). */
+  finding: string
   preferred: string | null
   severity: string
   message?: string
 }
+
+const SEVERITY_RANK: Record<string, number> = { error: 0, warning: 1, info: 2, none: 3 }
 
 /**
  * The checked text with each finding marked inline. Offsets are UTF-16 code units, which is what JavaScript
@@ -38,17 +42,18 @@ export function HighlightedText({ text, findings }: { text: string; findings: Fi
     const title = group
       .map(
         (f) =>
-          `${f.term.name} · ${t(`kind.${f.kind}` as MessageKey)}${f.preferred ? ` · ${t('check.preferred')}: ${f.preferred}` : ''}`,
+          `${f.term.name} · ${t(`finding.${f.finding}` as MessageKey)}${f.preferred ? ` · ${t('check.preferred')}: ${f.preferred}` : ''}`,
       )
       .join('\n')
-    const worst =
-      group.find((f) => f.kind === 'deprecated') ?? group.find((f) => f.kind === 'admitted') ?? first
+    // The mark shows the most serious finding of the span (a notation several terms share).
+    const worst = [...group].sort((a, b) => SEVERITY_RANK[a.severity]! - SEVERITY_RANK[b.severity]!)[0]!
     parts.push(
       <mark
         key={`m${first.start}`}
-        className={`finding kind-${worst.kind} severity-${worst.severity}`}
+        className={`finding kind-${worst.kind} finding-${worst.finding} severity-${worst.severity}`}
         title={title}
         data-kind={worst.kind}
+        data-finding={worst.finding}
         data-term={worst.term.slug}
       >
         {text.slice(first.start, first.end)}

@@ -1,0 +1,79 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
+import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
+import { FormError } from '#app/components/forms.tsx'
+import type { MessageKey } from '#app/lib/i18n.ts'
+import {
+  clientOfPage,
+  formAction,
+  invalidForm,
+  parseForm,
+  requireUser,
+  requireUserAction,
+} from '#app/lib/pages.server.ts'
+import { useT } from '#app/root.tsx'
+import { SEVERITY_VALUES, UpdateValidationConfigSchema } from '#app/schemas/validation.ts'
+import { getValidationConfig, updateValidationConfig } from '#app/services/settings/settings.server.ts'
+
+export const meta: MetaFunction = () => [{ title: 'Settings · Glossary' }]
+
+/** Service-wide settings an administrator changes (today: how text validation reports letter case). */
+export async function loader({ request }: LoaderFunctionArgs) {
+  await requireUser(request, 'admin')
+  return { validation: await getValidationConfig() }
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const actor = await requireUserAction(request, 'admin')
+  const form = await request.formData()
+  const parsed = parseForm(UpdateValidationConfigSchema, { wrongCaseSeverity: form.get('wrongCaseSeverity') })
+  if (!parsed.ok) return invalidForm(parsed)
+  return formAction(async () => ({
+    ok: true as const,
+    validation: await updateValidationConfig({
+      input: parsed.data,
+      audit: {
+        actor: { userId: actor.user.id, label: actor.user.email },
+        client: clientOfPage(request, context),
+      },
+    }),
+  }))
+}
+
+export default function AdminSettingsPage() {
+  const t = useT()
+  const { validation } = useLoaderData<typeof loader>()
+  const result = useActionData<typeof action>()
+  const busy = useNavigation().state !== 'idle'
+  return (
+    <section>
+      <h1>{t('settings.admin.title')}</h1>
+      <Form method="post" className="stack">
+        <FormError result={result} />
+        <h2>{t('settings.admin.validation')}</h2>
+        <label htmlFor="wrong-case-severity">
+          {t('settings.admin.wrongCase')}
+          <select
+            id="wrong-case-severity"
+            name="wrongCaseSeverity"
+            defaultValue={validation.wrongCaseSeverity}
+          >
+            {SEVERITY_VALUES.map((severity) => (
+              <option key={severity} value={severity}>
+                {t(`severity.${severity}` as MessageKey)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <p className="muted small">{t('settings.admin.wrongCaseHint')}</p>
+        <button type="submit" disabled={busy}>
+          {t('settings.admin.save')}
+        </button>
+        {result && result.ok ? (
+          <p role="status" className="notice">
+            {t('settings.admin.saved')}
+          </p>
+        ) : null}
+      </Form>
+    </section>
+  )
+}

@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Browser } from 'playwright-core'
+import { launchBrowser, startService, watchConsole, type RunningService } from './harness.ts'
+
+// Letter case as users see it (issue 10): an administrator sets the severity of wrong-case uses on the
+// settings page, and the check page names the finding and marks it in the text.
+let service: RunningService
+let browser: Browser
+let session = ''
+
+beforeAll(async () => {
+  service = await startService('start')
+  browser = await launchBrowser()
+  const setup = await fetch(`${service.url}/api/v1/setup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: service.url },
+    body: JSON.stringify({ email: 'admin@example.test', password: 'admin password 1', name: 'Admin' }),
+  })
+  session = setup.headers.getSetCookie()[0]!.split(';')[0]!.split('=')[1]!
+  const term = await fetch(`${service.url}/api/v1/terms`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      origin: service.url,
+      cookie: `glossary_session=${session}`,
+    },
+    body: JSON.stringify({ name: 'GitHub', notations: [{ text: 'Github', kind: 'deprecated', lang: null }] }),
+  })
+  expect(term.status).toBe(201)
+})
+
+afterAll(async () => {
+  await browser?.close()
+  await service?.stop()
+})
+
+describe('letter case in the pages', () => {
+  it(
+    'an admin sets the wrong-case severity; the check page names and marks the finding',
+    { timeout: 120_000 },
+    async () => {
+      const context = await browser.newContext({ baseURL: service.url })
+      await context.addCookies([{ name: 'glossary_session', value: session, url: service.url }])
+      const page = await context.newPage()
+      const errors = watchConsole(page)
+
+      await page.goto('/')
+      await page.getByRole('link', { name: 'Settings', exact: true }).first().click()
+      await page.waitForURL('**/admin/settings')
+      expect(await page.locator('#wrong-case-severity').inputValue()).toBe('warning')
+      await page.locator('#wrong-case-severity').selectOption('error')
+      await page.getByRole('button', { name: 'Save' }).click()
+      await page.getByRole('status').getByText('Saved').waitFor()
+      await page.reload()
+      expect(await page.locator('#wrong-case-severity').inputValue()).toBe('error')
+
+      await page.goto('/check')
+      await page.fill('#check-text', 'We push to GITHUB. Then Github again, and GitHub.')
+      await page.getByRole('button', { name: 'Check' }).click()
+      const rows = page.locator('table.findings tbody tr')
+      await rows.first().waitFor()
+      const table = await rows.evaluateAll((trs) =>
+        trs.map((tr) => ({
+          text: tr.children[1]!.textContent,
+          finding: tr.querySelector('[data-finding]')!.getAttribute('data-finding'),
+          severity: tr.getAttribute('data-severity'),
+        })),
+      )
+      expect(table).toEqual([
+        { text: 'GITHUB', finding: 'wrong-case', severity: 'error' },
+        { text: 'Github', finding: 'deprecated-notation', severity: 'error' },
+      ])
+      expect(await page.locator('mark[data-finding="wrong-case"]').textContent()).toBe('GITHUB')
+      expect(await rows.first().textContent()).toContain('wrong letter case')
+      expect(errors).toEqual([])
+      await context.close()
+    },
+  )
+
+  it('refuses the settings page to anyone but an admin', async () => {
+    const anonymous = await fetch(`${service.url}/admin/settings`, { redirect: 'manual' })
+    expect(anonymous.status).toBe(302)
+    const post = await fetch(`${service.url}/admin/settings`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: 'http://evil.example',
+        cookie: `glossary_session=${session}`,
+      },
+      body: 'wrongCaseSeverity=none',
+    })
+    expect(post.status).toBe(403)
+  })
+})
