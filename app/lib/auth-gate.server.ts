@@ -52,7 +52,7 @@ export function assertSameOrigin(request: Request, required = true): void {
 export async function identify(request: Request): Promise<Actor | null> {
   const authorization = request.headers.get('authorization')
   if (authorization !== null) return authenticateApiKey(authorization)
-  return authenticateSession(request)
+  return authenticateSession(request.headers.get('cookie'))
 }
 
 /** Applies an access rule; returns the actor (null for public endpoints) or throws 401/403. */

@@ -9,7 +9,9 @@ import {
   ValidationConfigSchema,
 } from '#app/schemas/validation.ts'
 import { getValidationConfig, updateValidationConfig } from '#app/services/settings/settings.server.ts'
+import { toSarif } from '#app/services/validation/sarif.server.ts'
 import { validateBatch, validateText } from '#app/services/validation/validate.server.ts'
+import { RELEASE } from '#app/lib/version.server.ts'
 import { auditActorOf, clientOf } from './identity.server.ts'
 
 const access = { kind: 'scoped', scope: 'validate' } as const
@@ -45,7 +47,15 @@ export const VALIDATION_ENDPOINTS = [
     response: ValidateBatchResponseSchema,
     media: { 'application/sarif+json': SarifLogSchema },
     errors: ['payload_too_large'],
-    handler: async ({ body }) => validateBatch(body),
+    handler: async ({ body }) => {
+      const { format, ...input } = body
+      const answer = await validateBatch(input)
+      if (format === 'json') return answer
+      return new Response(JSON.stringify(toSarif(answer.results, RELEASE, answer.glossary)), {
+        status: 200,
+        headers: { 'Content-Type': 'application/sarif+json; charset=utf-8' },
+      })
+    },
   }),
   endpoint({
     method: 'GET',

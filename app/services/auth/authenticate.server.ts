@@ -16,9 +16,9 @@ export async function authenticateApiKey(authorization: string): Promise<Actor |
   return { via: 'key', user: key.user, keyId: key.id, scopes: key.scopes }
 }
 
-/** Resolves the `glossary_session` cookie to an actor, or null. */
-export async function authenticateSession(request: Request): Promise<Actor | null> {
-  const token = readSessionToken(request.headers.get('cookie'))
+/** Resolves the `glossary_session` cookie (of a `Cookie` header) to an actor, or null. */
+export async function authenticateSession(cookieHeader: string | null): Promise<Actor | null> {
+  const token = readSessionToken(cookieHeader)
   if (!token) return null
   const session = await findSession(token)
   if (!session) return null

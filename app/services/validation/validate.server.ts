@@ -1,5 +1,4 @@
 import { AppError } from '#app/lib/errors.server.ts'
-import { RELEASE } from '#app/lib/version.server.ts'
 import {
   VALIDATE_LIMITS,
   type GlossaryState,
@@ -12,7 +11,6 @@ import { gatherCandidatesLater } from '#app/services/candidates/candidates.serve
 import { getValidationConfig } from '#app/services/settings/settings.server.ts'
 import { severityOf, useFacts, type Occurrence } from './findings.server.ts'
 import { matcherCache, type MatcherSnapshot } from './matcher-cache.server.ts'
-import { toSarif } from './sarif.server.ts'
 
 /**
  * Text validation. Each use gets a finding and a severity (docs/decisions/007-validation-and-import.md,
@@ -94,17 +92,14 @@ export async function validateText(
 }
 
 /**
- * Validates many texts (up to 1,000 and 10 MB in total). `format: 'sarif'` answers with a SARIF 2.1.0 log
- * as a Response of type application/sarif+json; otherwise JSON results per text and a total summary.
+ * Validates many texts (up to 1,000 and 10 MB in total): results per text, a total summary and the glossary
+ * version used. The API endpoint turns them into a SARIF 2.1.0 log when asked (sarif.server.ts).
  */
-export async function validateBatch(options: ValidateBatchInput): Promise<
-  | Response
-  | {
-      results: { id: string; occurrences: Occurrence[]; summary: Summary }[]
-      summary: Summary & { texts: number }
-      glossary: GlossaryState
-    }
-> {
+export async function validateBatch(options: Omit<ValidateBatchInput, 'format'>): Promise<{
+  results: { id: string; occurrences: Occurrence[]; summary: Summary }[]
+  summary: Summary & { texts: number }
+  glossary: GlossaryState
+}> {
   let bytes = 0
   for (const t of options.texts) bytes += Buffer.byteLength(t.text)
   if (bytes > VALIDATE_LIMITS.batchBytes) {
@@ -123,12 +118,6 @@ export async function validateBatch(options: ValidateBatchInput): Promise<
     source: 'validate',
     known: snapshot.byKey,
   })
-  if (options.format === 'sarif') {
-    return new Response(JSON.stringify(toSarif(results, RELEASE, { version: snapshot.version, upToDate })), {
-      status: 200,
-      headers: { 'Content-Type': 'application/sarif+json; charset=utf-8' },
-    })
-  }
   const all = results.flatMap((r) => r.occurrences)
   return {
     results,
