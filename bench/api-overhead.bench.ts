@@ -5,9 +5,9 @@
  * rule, zod, lookup, JSON). Run: `npx tsx bench/api-overhead.bench.ts`.
  */
 import { parseConfig, setConfig } from '../app/lib/config.server.ts'
-import { percentile } from './support.ts'
+import { benchEnv, percentile } from './support.ts'
 
-setConfig(parseConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', GLOSSARY_ENCRYPTION_KEY: 'x'.repeat(40) }))
+setConfig(parseConfig(benchEnv()))
 const { em, initDb, openPglite, closeDb } = await import('../db/orm.ts')
 const { applyMigrations } = await import('../db/migrator.ts')
 const { issueApiKey } = await import('../app/services/auth/api-keys.server.ts')

@@ -22,17 +22,9 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { parseConfig, setConfig } from '../app/lib/config.server.ts'
 import { generateCaseGlossary } from '../tests/case-glossary.ts'
-import { percentile } from './support.ts'
+import { benchEnv, percentile } from './support.ts'
 
-setConfig(
-  parseConfig({
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'silent',
-    GLOSSARY_DATA_DIR: '/tmp/glossary-bench',
-    GLOSSARY_ENCRYPTION_KEY: 'bench-encryption-key-0123456789abcdef0123456789',
-    PORT: '3000',
-  }),
-)
+setConfig(parseConfig(benchEnv({ GLOSSARY_DATA_DIR: '/tmp/glossary-bench' })))
 
 const { createHttpApp } = await import('../app/server/http.server.ts')
 const { applyMigrations } = await import('../db/migrator.ts')

@@ -11,10 +11,9 @@
 import crypto from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import { parseConfig, setConfig } from '../app/lib/config.server.ts'
-import { testEnv } from '../tests/setup/test-env.ts'
-import { percentile, prng } from './support.ts'
+import { benchEnv, percentile, prng } from './support.ts'
 
-setConfig(parseConfig(testEnv({ LOG_LEVEL: 'silent' })))
+setConfig(parseConfig(benchEnv({ GLOSSARY_DATA_DIR: '/tmp/glossary-bench' })))
 
 const { createHttpApp } = await import('../app/server/http.server.ts')
 const { applyMigrations } = await import('../db/migrator.ts')

@@ -23,17 +23,9 @@ import { promisify } from 'node:util'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { parseConfig, setConfig } from '../app/lib/config.server.ts'
-import { percentile, prng } from './support.ts'
+import { benchEnv, percentile, prng } from './support.ts'
 
-setConfig(
-  parseConfig({
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'silent',
-    GLOSSARY_DATA_DIR: '/tmp/glossary-bench',
-    GLOSSARY_ENCRYPTION_KEY: 'bench-encryption-key-0123456789abcdef0123456789',
-    PORT: '3000',
-  }),
-)
+setConfig(parseConfig(benchEnv({ GLOSSARY_DATA_DIR: '/tmp/glossary-bench' })))
 
 const { buildMatcher } = await import('../app/services/matching/matcher.ts')
 const { createHttpApp } = await import('../app/server/http.server.ts')

@@ -16,7 +16,7 @@ import { createHttpApp } from '../app/server/http.server.ts'
 import { ARGON2_OPTIONS } from '../app/services/auth/password.server.ts'
 import { applyMigrations } from '../db/migrator.ts'
 import { closeDb, initDb, openPglite } from '../db/orm.ts'
-import { percentile } from './support.ts'
+import { benchEnv, percentile } from './support.ts'
 
 const args = process.argv.slice(2)
 const REQUESTS = Number(args[args.indexOf('--requests') + 1]) || 200
@@ -26,9 +26,7 @@ const PASSWORD = 'bench password 123'
 
 setConfig(
   parseConfig({
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'silent',
-    PORT: '3000',
+    ...benchEnv(),
     GLOSSARY_DATA_DIR: os.tmpdir(),
     GLOSSARY_RATE_LOGIN_PER_MINUTE: '100000000',
     GLOSSARY_RATE_REGISTER_PER_HOUR: '100000000',

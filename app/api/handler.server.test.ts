@@ -38,7 +38,17 @@ const literal = endpoint({
   access: { kind: 'public' },
   handler: async () => ({ fixed: true }),
 })
-const routes = new Router([echo, boom, literal])
+const drifted = endpoint({
+  method: 'GET',
+  path: '/drifted',
+  operationId: 'drifted',
+  summary: 'answers outside its documented schema',
+  tag: 'meta',
+  access: { kind: 'public' },
+  response: z.object({ count: z.number().int() }),
+  handler: async () => ({ count: 'three' }),
+})
+const routes = new Router([echo, boom, literal, drifted])
 const ID = '3f0c1c8e-8f5e-4a39-9d0a-3f6a2b8c9d10'
 const meta = { requestId: 'r1', ip: '127.0.0.1', isHttps: false }
 
@@ -121,5 +131,13 @@ describe('the API wrapper', () => {
       error: { code: 'internal_error', message: 'Something went wrong on the server.' },
     })
     expect(text).not.toMatch(/secret internals|\.ts:|at /)
+  })
+
+  it('outside production, refuses to answer outside the documented response schema', async () => {
+    const res = await call('/drifted')
+    expect(res.status).toBe(500)
+    expect((await res.json()).error.code).toBe('internal_error')
+    // A documented answer passes the same check.
+    expect((await call('/echo/fixed')).status).toBe(200)
   })
 })

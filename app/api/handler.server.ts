@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import { authorize } from '#app/lib/auth-gate.server.ts'
+import { getConfig } from '#app/lib/config.server.ts'
 import { AppError, toErrorResponse, validationError, zodProblems } from '#app/lib/errors.server.ts'
 import { decodeUtf8Text, textProblems } from '#app/lib/text-input.ts'
 import type { Endpoint, HandlerContext } from './endpoint.server.ts'
@@ -52,6 +53,7 @@ export async function handleApiRequest(
       isHttps: meta.isHttps,
     }
     const result = await endpoint.handler(ctx as HandlerContext<never, never, never>)
+    if (!getConfig().isProduction) assertDocumentedAnswer(endpoint, result)
     return toResponse(result, endpoint, ctx.responseHeaders)
   } catch (error) {
     return toErrorResponse(error)
@@ -88,6 +90,25 @@ export function rejectUnsupportedMethod(
     return toErrorResponse(new AppError('method_not_allowed', `${method} is not supported.`))
   } catch (error) {
     return toErrorResponse(error)
+  }
+}
+
+/**
+ * Outside production (tests, development), every JSON answer is checked against the endpoint's documented
+ * response schema — the one the OpenAPI document shows — so the document cannot drift from what the service
+ * really answers: a mismatch fails the request (500, logged with the problems) and so the test that made it.
+ * Production skips the check (its cost grows with the answer: a 1 MB validation answer takes milliseconds).
+ */
+function assertDocumentedAnswer(endpoint: Endpoint, result: unknown): void {
+  if (!endpoint.response || result === undefined || result instanceof Response) return
+  const parsed = endpoint.response.safeParse(JSON.parse(JSON.stringify(result)))
+  if (!parsed.success) {
+    const problems = zodProblems(parsed.error)
+      .slice(0, 5)
+      .map((p) => `${p.path}: ${p.message}`)
+    throw new Error(
+      `${endpoint.operationId} answered outside its documented schema (${problems.join('; ')}).`,
+    )
   }
 }
 
