@@ -7,6 +7,7 @@ import { Migration20261121000400_glossary } from './Migration20261121000400_glos
 import { Migration20261121000500_content } from './Migration20261121000500_content.ts'
 import { Migration20261121000600_trigram } from './Migration20261121000600_trigram.ts'
 import { Migration20261121000700_case_distinct_notations } from './Migration20261121000700_case_distinct_notations.ts'
+import { Migration20261121000800_import_job_input } from './Migration20261121000800_import_job_input.ts'
 
 /**
  * Every migration in order. Listed explicitly rather than found on disk so that the bundled server build,
@@ -24,4 +25,5 @@ export const MIGRATIONS: MigrationObject[] = [
     name: 'Migration20261121000700_case_distinct_notations',
     class: Migration20261121000700_case_distinct_notations,
   },
+  { name: 'Migration20261121000800_import_job_input', class: Migration20261121000800_import_job_input },
 ]

@@ -2,12 +2,16 @@ import crypto from 'node:crypto'
 import os from 'node:os'
 import { log } from '#app/lib/logger.server.ts'
 import { getDb } from '#db/orm.ts'
-import { isRedisTransport, pingQueue } from './transport.ts'
+import { BullmqTransport } from './jobs/bullmq.ts'
+import { jobs } from './jobs/client.ts'
+import { JOB_DEFINITIONS } from './jobs/registry.ts'
+import { pingQueue } from './transport.ts'
 
 /**
- * The worker process. For now it proves it is alive: it registers a heartbeat row every 30 s (so operators and
- * `/readyz` can see which workers run) and checks its transport. The index stages and the hourly cleanup plug
- * into `start()` as they are built.
+ * The worker process. It registers a heartbeat row every 30 s (so operators and `/readyz` can see which
+ * workers run) and, with REDIS_URL, consumes every job of the registry from BullMQ (imports today). Without
+ * Redis a job runs in the process that submits it (decision 014), so the worker only beats. The index stages
+ * and the hourly cleanup join as they are built (issue 12).
  */
 export interface WorkerHandle {
   id: string
@@ -19,9 +23,11 @@ const HEARTBEAT_MS = 30_000
 
 export async function startWorker(): Promise<WorkerHandle> {
   const id = `${os.hostname()}:${process.pid}:${crypto.randomBytes(3).toString('hex')}`
-  const transport = isRedisTransport() ? 'bullmq' : 'in-process'
-  if (transport === 'bullmq' && !(await pingQueue())) {
-    throw new Error('The worker cannot reach Redis at REDIS_URL.')
+  const queue = jobs()
+  const transport = queue.kind
+  if (queue instanceof BullmqTransport) {
+    if (!(await pingQueue())) throw new Error('The worker cannot reach Redis at REDIS_URL.')
+    queue.consume(JOB_DEFINITIONS)
   }
   await beat(id, transport)
   const timer = setInterval(() => {
@@ -32,6 +38,7 @@ export async function startWorker(): Promise<WorkerHandle> {
   return {
     id,
     transport,
+    /** Stops the heartbeat; the jobs are closed with the process (`closeJobs`), after the web has stopped submitting. */
     async stop() {
       clearInterval(timer)
       await getDb()

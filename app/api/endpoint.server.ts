@@ -40,6 +40,9 @@ export interface HandlerContext<P, Q, B> {
   isHttps: boolean
 }
 
+/** Where the API lives; every endpoint `path` is relative to it. */
+export const API_PREFIX = '/api/v1'
+
 /**
  * One API operation: its place in the URL space, who may call it, the zod schemas of its inputs (which the
  * router parses with and the OpenAPI document is generated from) and the service call it makes.

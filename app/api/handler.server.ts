@@ -4,7 +4,8 @@ import { getConfig } from '#app/lib/config.server.ts'
 import { AppError, toErrorResponse, validationError, zodProblems } from '#app/lib/errors.server.ts'
 import { decodeUtf8Text, textProblems } from '#app/lib/text-input.ts'
 import type { Endpoint, HandlerContext } from './endpoint.server.ts'
-import { API_PREFIX, router } from './registry.server.ts'
+import { API_PREFIX } from './endpoint.server.ts'
+import { router } from './registry.server.ts'
 import type { RouteMatch, Router } from './router.server.ts'
 
 export interface RequestMeta {

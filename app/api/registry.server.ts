@@ -10,8 +10,6 @@ import { WIKI_ENDPOINTS } from './endpoints/wiki.server.ts'
 import { buildOpenApiDocument } from './openapi.server.ts'
 import { Router } from './router.server.ts'
 
-export const API_PREFIX = '/api/v1'
-
 const openApiEndpoint = endpoint({
   method: 'GET',
   path: '/openapi',

@@ -1,7 +1,7 @@
 import { data, type LoaderFunctionArgs } from '@remix-run/node'
 import { orErrorPage, requireUser } from '#app/lib/pages.server.ts'
 import { ImportJobParamsSchema } from '#app/schemas/import.ts'
-import { getImportJob } from '#app/services/import/import.server.ts'
+import { getImportJob } from '#app/services/import/import-jobs.server.ts'
 
 /** Resource route polled by the import page: the job's progress, and its per-row report once finished. */
 export async function loader({ request, params }: LoaderFunctionArgs) {

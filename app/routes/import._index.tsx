@@ -22,15 +22,19 @@ import { readNdjson } from '#app/lib/ndjson.ts'
 import { readImportForm } from '#app/lib/import-form.server.ts'
 import { formAction, orErrorPage, requireUser, requireUserAction } from '#app/lib/pages.server.ts'
 import { useT } from '#app/root.tsx'
-import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, ImportJobParamsSchema } from '#app/schemas/import.ts'
+import {
+  IMPORT_MAX_BYTES,
+  IMPORT_MAX_ROWS,
+  ImportJobParamsSchema,
+  type ImportJob,
+  type ReportRow,
+} from '#app/schemas/import.ts'
 import {
   getImportJob,
   listImportJobs,
-  runImport,
-  type ImportJobDto,
   type ImportJobSummary,
-  type ReportRow,
-} from '#app/services/import/import.server.ts'
+} from '#app/services/import/import-jobs.server.ts'
+import { runImport } from '#app/services/import/import.server.ts'
 
 export const meta: MetaFunction = () => [{ title: 'Import · Glossary' }]
 
@@ -137,9 +141,9 @@ const POLL_MS = 700
  * state read from the apply response); one opened by its address is polled through the job resource route
  * with JavaScript, and refreshed without.
  */
-function JobProgress({ initial, streamed = false }: { initial: ImportJobDto; streamed?: boolean }) {
+function JobProgress({ initial, streamed = false }: { initial: ImportJob; streamed?: boolean }) {
   const t = useT()
-  const poll = useFetcher<{ job: ImportJobDto }>()
+  const poll = useFetcher<{ job: ImportJob }>()
   const job = streamed ? initial : (poll.data?.job ?? initial)
   const running = job.status === 'running'
   useEffect(() => {
@@ -192,7 +196,7 @@ function JobProgress({ initial, streamed = false }: { initial: ImportJobDto; str
 function useStreamedApply(shownJobId: string | undefined) {
   const t = useT()
   const navigate = useNavigate()
-  const [live, setLive] = useState<ImportJobDto | null>(null)
+  const [live, setLive] = useState<ImportJob | null>(null)
   const [streaming, setStreaming] = useState(false)
   const [error, setError] = useState<string | null>(null)
   useEffect(() => {
@@ -203,7 +207,7 @@ function useStreamedApply(shownJobId: string | undefined) {
     setStreaming(true)
     setError(null)
     setLive(null)
-    let last: ImportJobDto | null = null
+    let last: ImportJob | null = null
     try {
       const res = await fetch('/import/apply', {
         method: 'POST',
@@ -215,7 +219,7 @@ function useStreamedApply(shownJobId: string | undefined) {
         setError(failure?.formError ?? t('import.streamLost'))
         return
       }
-      for await (const job of readNdjson<ImportJobDto>(res.body)) {
+      for await (const job of readNdjson<ImportJob>(res.body)) {
         last = job
         setLive(job)
       }

@@ -2,7 +2,9 @@ import type { ActionFunctionArgs } from '@remix-run/node'
 import { AppError, validationError } from '#app/lib/errors.server.ts'
 import { readImportForm } from '#app/lib/import-form.server.ts'
 import { requireUserAction } from '#app/lib/pages.server.ts'
-import { importProgressResponse, runImport } from '#app/services/import/import.server.ts'
+import { ndjsonResponse } from '#app/lib/ndjson.ts'
+import { followImportJob } from '#app/services/import/import-jobs.server.ts'
+import { runImport } from '#app/services/import/import.server.ts'
 
 /**
  * The import page's "apply" with JavaScript: starts the import and streams its progress back in this very
@@ -24,7 +26,7 @@ export async function action({ request }: ActionFunctionArgs) {
     }
     const result = await runImport({ input: form.input, actorId: actor.user.id })
     if (result.kind !== 'job') throw new Error('an apply must start a job')
-    return await importProgressResponse(result.job.id)
+    return ndjsonResponse(await followImportJob(result.job.id))
   } catch (error) {
     if (error instanceof AppError) {
       return Response.json({ ok: false, formError: error.message }, { status: error.status })

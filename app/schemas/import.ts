@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { IMPORT_JOB_STATUSES } from '#domain/content.ts'
+import { UpdateTermSchema } from './terms.ts'
 
 /** Import of terms from CSV or JSON (docs/decisions/007-validation-and-import.md). */
 export const IMPORT_MAX_ROWS = 10_000
@@ -45,9 +46,19 @@ export const ImportSchema = z
   })
 export type ImportInput = z.output<typeof ImportSchema>
 
+/**
+ * One import row, checked row by row so each row's problems are reported: the fields of a term edit, each
+ * optional (an absent field keeps its value, a present one replaces it), `slug` naming the term to update,
+ * and the change note, `import` when absent.
+ */
+export const ImportRowSchema = UpdateTermSchema.omit({ baseRevision: true, note: true })
+  .extend({ note: UpdateTermSchema.shape.note.unwrap().optional() })
+  .strict()
+export type ImportRow = z.output<typeof ImportRowSchema>
+
 export const ImportJobParamsSchema = z.object({ jobId: z.uuid() })
 
-const ReportRowSchema = z.object({
+export const ReportRowSchema = z.object({
   row: z.number().int().meta({ description: '1-based data row (the CSV header is not counted).' }),
   action: z.enum(['created', 'updated', 'unchanged', 'error']),
   slug: z.string().nullable(),
@@ -76,10 +87,14 @@ const CountsSchema = z.object({
   errors: z.number().int(),
 })
 
+export type ReportRow = z.output<typeof ReportRowSchema>
+export type ImportCounts = z.output<typeof CountsSchema>
+
 export const ImportReportSchema = CountsSchema.extend({
   dryRun: z.literal(true),
   rows: z.array(ReportRowSchema),
 })
+export type ImportReport = z.output<typeof ImportReportSchema>
 
 export const ImportJobSchema = CountsSchema.extend({
   id: z.uuid(),
@@ -91,6 +106,7 @@ export const ImportJobSchema = CountsSchema.extend({
   createdAt: z.iso.datetime(),
   finishedAt: z.iso.datetime().nullable(),
 })
+export type ImportJob = z.output<typeof ImportJobSchema>
 
 /** The body of GET /import/template.csv. */
 export const ImportTemplateCsvSchema = z.string().meta({

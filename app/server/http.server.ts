@@ -9,7 +9,7 @@ import express, {
   type Response as ExpressResponse,
 } from 'express'
 import { handleApiRequest, rejectUnsupportedMethod } from '#app/api/handler.server.ts'
-import { API_PREFIX } from '#app/api/registry.server.ts'
+import { API_PREFIX } from '#app/api/endpoint.server.ts'
 import { getConfig } from '#app/lib/config.server.ts'
 import { AppError, errorBody, toErrorResponse } from '#app/lib/errors.server.ts'
 import { log, withRequestContext } from '#app/lib/logger.server.ts'

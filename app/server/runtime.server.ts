@@ -7,6 +7,7 @@ import { stopCompileWorker } from '#app/services/matching/compile-worker.ts'
 import { seedAdmin as seedAdminAccount } from '#app/services/auth/seed-admin.server.ts'
 import { applyMigrations, assertNoPendingMigrations } from '#db/migrator.ts'
 import { closeDb, initDb, type InitDbOptions } from '#db/orm.ts'
+import { closeJobs } from '#pipeline/jobs/client.ts'
 import { closeQueue } from '#pipeline/transport.ts'
 import { startWorker, type WorkerHandle } from '#pipeline/worker.ts'
 import { answerClientErrors, createHttpApp, type HttpAppOptions } from './http.server.ts'
@@ -78,7 +79,7 @@ class Lifecycle {
     this.worker = await startWorker()
   }
 
-  /** Stops accepting requests, lets in-flight ones finish (10 s at most), stops the worker, closes the database. */
+  /** Stops accepting requests, lets in-flight ones finish (10 s at most) and running jobs too, closes the database. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       const server = this.server
@@ -90,6 +91,7 @@ class Lifecycle {
         clearTimeout(force)
       }
       await this.worker?.stop()
+      await closeJobs()
       await stopCompileWorker()
       await closeQueue()
       await closeDb()

@@ -38,6 +38,10 @@ export class ImportJob {
   @Property({ type: 'json', nullable: true })
   report: unknown = null
 
+  /** The rows to import, from submission until the job records its outcome (the job's payload is the id). */
+  @Property({ type: 'json', nullable: true })
+  input: unknown = null
+
   @Property({ type: 'uuid', nullable: true })
   createdById: string | null = null
 

@@ -1,5 +1,5 @@
-import { endpoint } from '#app/api/endpoint.server.ts'
-import { wantsNdjson } from '#app/lib/ndjson.ts'
+import { API_PREFIX, endpoint } from '#app/api/endpoint.server.ts'
+import { ndjsonResponse, wantsNdjson } from '#app/lib/ndjson.ts'
 import {
   IMPORT_MAX_BYTES,
   ImportJobParamsSchema,
@@ -8,13 +8,28 @@ import {
   ImportSchema,
   ImportTemplateCsvSchema,
 } from '#app/schemas/import.ts'
-import {
-  getImportJob,
-  importProgressResponse,
-  importResponse,
-  importTemplateCsv,
-  runImport,
-} from '#app/services/import/import.server.ts'
+import { importTemplateCsv } from '#app/services/import/csv.server.ts'
+import { followImportJob, getImportJob } from '#app/services/import/import-jobs.server.ts'
+import { runImport, type ImportResult } from '#app/services/import/import.server.ts'
+
+const jobLocation = (jobId: string) => `${API_PREFIX}/import/${jobId}`
+
+/**
+ * The answer to a POST /import: 200 with the dry-run report or the finished job, 202 with a running job, or
+ * (when the client accepts `application/x-ndjson`) 200 with the running job's states streamed until it ends.
+ */
+async function importAnswer(result: ImportResult, options: { stream: boolean }): Promise<Response> {
+  if (result.kind === 'report') return jsonAnswer(result.report, 200, {})
+  const headers = { Location: jobLocation(result.job.id) }
+  if (options.stream) return ndjsonResponse(await followImportJob(result.job.id), { headers })
+  return jsonAnswer(result.job, result.finished ? 200 : 202, headers)
+}
+
+const jsonAnswer = (body: unknown, status: number, headers: Record<string, string>) =>
+  new Response(JSON.stringify(body), {
+    status,
+    headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers },
+  })
 
 /** Term import from CSV or JSON (docs/decisions/007-validation-and-import.md). */
 export const IMPORT_ENDPOINTS = [
@@ -33,7 +48,7 @@ export const IMPORT_ENDPOINTS = [
     ndjson: ImportJobSchema,
     errors: ['payload_too_large'],
     handler: async ({ body, actor, request }) =>
-      importResponse(await runImport({ input: body, actorId: actor!.user.id }), {
+      importAnswer(await runImport({ input: body, actorId: actor!.user.id }), {
         stream: wantsNdjson(request),
       }),
   }),
@@ -47,7 +62,13 @@ export const IMPORT_ENDPOINTS = [
     tag: 'import',
     access: { kind: 'scoped', scope: 'read' },
     media: { 'text/csv': ImportTemplateCsvSchema },
-    handler: async () => importTemplateCsv(),
+    handler: async () =>
+      new Response(importTemplateCsv(), {
+        headers: {
+          'Content-Type': 'text/csv; charset=utf-8',
+          'Content-Disposition': 'attachment; filename="glossary-import-template.csv"',
+        },
+      }),
   }),
   endpoint({
     method: 'GET',
@@ -63,6 +84,6 @@ export const IMPORT_ENDPOINTS = [
     ndjson: ImportJobSchema,
     errors: ['not_found'],
     handler: async ({ params, request }) =>
-      wantsNdjson(request) ? importProgressResponse(params.jobId) : getImportJob(params),
+      wantsNdjson(request) ? ndjsonResponse(await followImportJob(params.jobId)) : getImportJob(params),
   }),
 ]

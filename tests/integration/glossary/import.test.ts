@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { readNdjson } from '#app/lib/ndjson.ts'
-import { getImportJob, listImportJobs } from '#app/services/import/import.server.ts'
+import { getImportJob, listImportJobs } from '#app/services/import/import-jobs.server.ts'
 import { em } from '#db/orm.ts'
 import { createApiKey, createTerm, createUser, type TestUser } from '#tests/factories.ts'
 import { apiCall, useApiServer } from '#tests/http.ts'
