@@ -69,7 +69,7 @@ const EnvSchema = z.object({
   ),
   /** Folder of the embedded database and of the generated local secrets. */
   GLOSSARY_DATA_DIR: z.preprocess(emptyAsUndefined, z.string().default('./data')),
-  /** redis://… for the BullMQ transport; unset runs the pipeline in-process on the database queue. */
+  /** redis://…: jobs go through BullMQ and worker processes run them; unset: each job runs in the process that submits it (decision 014). */
   REDIS_URL: z.preprocess(
     emptyAsUndefined,
     z
