@@ -54,28 +54,26 @@ function definitions(suffix: string) {
       await gates.get(payload.termId)?.opened
     },
   })
-  const flaky = defineJob({
-    name: `test-flaky-${suffix}`,
-    schema: Payload,
-    key: (p) => p.termId,
-    attempts: 3,
-    backoffMs: 1,
-    async handle(payload, context) {
-      record(flaky.name)(payload, context)
-      if (context.attempt === 1) throw new Error('provider unavailable')
-    },
-  })
-  const broken = defineJob({
-    name: `test-broken-${suffix}`,
-    schema: Payload,
-    key: (p) => p.termId,
-    attempts: 3,
-    backoffMs: 1,
-    async handle(payload, context) {
-      record(broken.name)(payload, context)
-      throw new PermanentJobError('bad input')
-    },
-  })
+  /** A job that throws what `failure` answers for an attempt (nothing: it succeeds). */
+  const failing = (name: string, failure: (attempt: number) => Error | undefined) => {
+    const definition = defineJob({
+      name,
+      schema: Payload,
+      key: (p) => p.termId,
+      attempts: 3,
+      backoffMs: 1,
+      async handle(payload, context) {
+        record(name)(payload, context)
+        const error = failure(context.attempt)
+        if (error) throw error
+      },
+    })
+    return definition
+  }
+  const flaky = failing(`test-flaky-${suffix}`, (attempt) =>
+    attempt === 1 ? new Error('provider unavailable') : undefined,
+  )
+  const broken = failing(`test-broken-${suffix}`, () => new PermanentJobError('bad input'))
   return { seen, gates, echo, flaky, broken, all: [echo, flaky, broken] }
 }
 
