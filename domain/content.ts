@@ -31,3 +31,7 @@ export type ImportJobStatus = (typeof IMPORT_JOB_STATUSES)[number]
 /** The spec's index queue states: `queued → processing → ready | failed`. */
 export const INDEX_QUEUE_STATUSES = ['queued', 'processing', 'ready', 'failed'] as const
 export type IndexQueueStatus = (typeof INDEX_QUEUE_STATUSES)[number]
+
+/** What the worker does with a queued source: index it at the recorded revision, or remove its chunks. */
+export const INDEX_QUEUE_ACTIONS = ['index', 'remove'] as const
+export type IndexQueueAction = (typeof INDEX_QUEUE_ACTIONS)[number]

@@ -8,6 +8,7 @@ import { Migration20261121000500_content } from './Migration20261121000500_conte
 import { Migration20261121000600_trigram } from './Migration20261121000600_trigram.ts'
 import { Migration20261121000700_case_distinct_notations } from './Migration20261121000700_case_distinct_notations.ts'
 import { Migration20261121000800_import_job_input } from './Migration20261121000800_import_job_input.ts'
+import { Migration20261121000900_index_queue_action } from './Migration20261121000900_index_queue_action.ts'
 
 /**
  * Every migration in order. Listed explicitly rather than found on disk so that the bundled server build,
@@ -26,4 +27,5 @@ export const MIGRATIONS: MigrationObject[] = [
     class: Migration20261121000700_case_distinct_notations,
   },
   { name: 'Migration20261121000800_import_job_input', class: Migration20261121000800_import_job_input },
+  { name: 'Migration20261121000900_index_queue_action', class: Migration20261121000900_index_queue_action },
 ]

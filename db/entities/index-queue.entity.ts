@@ -1,6 +1,6 @@
 import crypto from 'node:crypto'
 import { Entity, PrimaryKey, Property, type Opt } from '@mikro-orm/core'
-import type { IndexQueueStatus } from '#domain/content.ts'
+import type { IndexQueueAction, IndexQueueStatus } from '#domain/content.ts'
 
 export type IndexSourceType = 'term' | 'wiki' | 'meeting'
 
@@ -21,6 +21,9 @@ export class RagIndexQueue {
 
   @Property({ type: 'integer' })
   revision!: number
+
+  @Property({ type: 'text' })
+  action: Opt<IndexQueueAction> = 'index'
 
   @Property({ type: 'text' })
   status: Opt<IndexQueueStatus> = 'queued'

@@ -1,13 +1,21 @@
 import crypto from 'node:crypto'
+import type { EntityManager } from '@mikro-orm/postgresql'
 import { AppError } from '#app/lib/errors.server.ts'
 import { log } from '#app/lib/logger.server.ts'
 import type { ListCandidatesQuery, PromoteCandidateInput } from '#app/schemas/candidates.ts'
 import { normalizeKey } from '#app/services/matching/normalize.ts'
 import { notifyGlossaryChanged } from '#app/services/terms/events.server.ts'
-import { loadTermDtos, type TermDto } from '#app/services/terms/read.server.ts'
-import { bumpGlossaryVersion } from '#app/services/terms/store.server.ts'
+import { bumpGlossaryVersion, loadTermDtos, type TermDto } from '#app/services/terms/store.server.ts'
 import { createTermInTx } from '#app/services/terms/write.server.ts'
 import { em } from '#db/orm.ts'
+import {
+  markDecided,
+  selectCandidate,
+  selectCandidatePage,
+  upsertSightings,
+  type CandidateDto,
+  type CandidateSource,
+} from './store.server.ts'
 
 /**
  * Term candidates: notations that look like terms but are not in the glossary.
@@ -18,18 +26,7 @@ import { em } from '#db/orm.ts'
  * Each keeps a count, the first/last time seen and its last five sightings (source and a short context).
  * A dismissed candidate is never gathered again; promoting one creates a `needs_completion` term.
  */
-export type CandidateSource = 'validate' | 'import'
-
-export interface CandidateDto {
-  id: string
-  text: string
-  status: 'open' | 'dismissed' | 'promoted'
-  count: number
-  sightings: { source: CandidateSource; context: string; seenAt: string }[]
-  firstSeenAt: string
-  lastSeenAt: string
-  promotedTermId: string | null
-}
+export type { CandidateDto, CandidateSource }
 
 // ASCII word boundaries (fast on megabytes): Hangul next to an acronym is a boundary, as in "SLA를".
 const ACRONYM = /\b[A-Z]{2,}[0-9]*\b/g
@@ -122,20 +119,7 @@ export async function gatherCandidates(options: {
     sighting: { source: options.source, context: f.context, seenAt },
   }))
   try {
-    await em().execute(
-      `insert into term_candidates (id, text, normalized, status, count, sightings, first_seen_at, last_seen_at)
-       select x.id, x.text, x.normalized, 'open', x.count, jsonb_build_array(x.sighting), now(), now()
-         from jsonb_to_recordset(?::jsonb) as x(id uuid, text text, normalized text, count integer, sighting jsonb)
-       on conflict (normalized) do update set
-         count = term_candidates.count + excluded.count,
-         last_seen_at = now(),
-         sightings = (select coalesce(jsonb_agg(s.e order by s.o), '[]'::jsonb)
-                        from (select a.e, a.o from jsonb_array_elements(excluded.sightings || term_candidates.sightings)
-                                with ordinality as a(e, o) order by a.o limit 5) s)
-       where term_candidates.status = 'open'`,
-      [JSON.stringify(rows)],
-      'run',
-    )
+    await upsertSightings(em(), rows)
   } catch (err) {
     log().warn({ err }, 'recording term candidates failed')
     return 0
@@ -170,35 +154,6 @@ export async function whenCandidatesIdle(): Promise<void> {
   } while (current !== pending)
 }
 
-interface CandidateRow {
-  id: string
-  text: string
-  status: CandidateDto['status']
-  count: number
-  sightings: CandidateDto['sightings'] | string
-  first_seen_at: Date | string
-  last_seen_at: Date | string
-  promoted_term_id: string | null
-}
-
-const iso = (v: Date | string) => (v instanceof Date ? v : new Date(v)).toISOString()
-
-function toDto(r: CandidateRow): CandidateDto {
-  return {
-    id: r.id,
-    text: r.text,
-    status: r.status,
-    count: r.count,
-    sightings: typeof r.sightings === 'string' ? JSON.parse(r.sightings) : r.sightings,
-    firstSeenAt: iso(r.first_seen_at),
-    lastSeenAt: iso(r.last_seen_at),
-    promotedTermId: r.promoted_term_id,
-  }
-}
-
-const COLUMNS =
-  'c.id, c.text, c.status, c.count, c.sightings, c.first_seen_at, c.last_seen_at, c.promoted_term_id'
-
 /**
  * Lists candidates, most frequent first. Open candidates that meanwhile became a name or notation of a term
  * are left out.
@@ -206,37 +161,21 @@ const COLUMNS =
 export async function listCandidates(
   options: ListCandidatesQuery,
 ): Promise<{ items: CandidateDto[]; total: number; page: number; pageSize: number }> {
-  const where = ['c.status = ?']
-  const params: unknown[] = [options.status]
-  if (options.status === 'open') {
-    where.push(`not exists (select 1 from term_notations n join terms t on t.id = n.term_id
-                 where n.normalized = c.normalized and t.deleted_at is null and t.status <> 'merged')`)
-  }
   const q = options.q ? normalizeKey(options.q) : ''
-  if (q) {
-    where.push(`c.normalized like ?`)
-    params.push(`%${q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`)
-  }
-  const rows = await em().execute<(CandidateRow & { total: string | number })[]>(
-    `select ${COLUMNS}, count(*) over () as total from term_candidates c where ${where.join(' and ')}
-      order by c.count desc, c.last_seen_at desc, c.id limit ? offset ?`,
-    [...params, options.pageSize, (options.page - 1) * options.pageSize],
-  )
-  return {
-    items: rows.map(toDto),
-    total: rows.length ? Number(rows[0]!.total) : 0,
-    page: options.page,
-    pageSize: options.pageSize,
-  }
+  const { items, total } = await selectCandidatePage(em(), {
+    status: options.status,
+    hideKnown: options.status === 'open',
+    folded: q,
+    limit: options.pageSize,
+    offset: (options.page - 1) * options.pageSize,
+  })
+  return { items, total, page: options.page, pageSize: options.pageSize }
 }
 
-async function loadCandidate(tx: ReturnType<typeof em>, id: string, lock: boolean): Promise<CandidateRow> {
-  const rows = await tx.execute<CandidateRow[]>(
-    `select ${COLUMNS} from term_candidates c where c.id = ?${lock ? ' for update' : ''}`,
-    [id],
-  )
-  if (!rows[0]) throw new AppError('not_found', 'No such candidate.')
-  return rows[0]
+async function loadCandidate(tx: EntityManager, id: string, lock: boolean): Promise<CandidateDto> {
+  const found = await selectCandidate(tx, id, lock)
+  if (!found) throw new AppError('not_found', 'No such candidate.')
+  return found
 }
 
 /** Hides a candidate for good: its text is never gathered again. */
@@ -245,11 +184,8 @@ export async function dismissCandidate(options: { id: string; actorId: string })
     const row = await loadCandidate(tx, options.id, true)
     if (row.status === 'promoted')
       throw new AppError('conflict', 'This candidate was already promoted to a term.')
-    await tx.execute(`update term_candidates set status = 'dismissed', decided_by_id = ? where id = ?`, [
-      options.actorId,
-      options.id,
-    ])
-    return toDto(await loadCandidate(tx, options.id, false))
+    await markDecided(tx, options.id, { status: 'dismissed', actorId: options.actorId })
+    return await loadCandidate(tx, options.id, false)
   })
 }
 
@@ -283,12 +219,9 @@ export async function promoteCandidate(options: {
       options.actorId,
       version,
     )
-    await tx.execute(
-      `update term_candidates set status = 'promoted', promoted_term_id = ?, decided_by_id = ? where id = ?`,
-      [termId, options.actorId, options.id],
-    )
+    await markDecided(tx, options.id, { status: 'promoted', actorId: options.actorId, termId })
     const [term] = await loadTermDtos(tx, [termId])
-    return { candidate: toDto(await loadCandidate(tx, options.id, false)), term: term! }
+    return { candidate: await loadCandidate(tx, options.id, false), term: term! }
   })
   notifyGlossaryChanged()
   return result

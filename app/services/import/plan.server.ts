@@ -5,7 +5,6 @@ import { ImportRowSchema, type ImportCounts, type ImportRow, type ReportRow } fr
 import {
   contentHash,
   contentProblems,
-  slugify,
   termForms,
   type TermContent,
   type TermForm,
@@ -17,7 +16,8 @@ import {
   loadHeads,
   type TermWrite,
 } from '#app/services/terms/store.server.ts'
-import { textArray } from '#app/services/terms/read.server.ts'
+import { textArray } from '#db/sql.ts'
+import { slugFromName } from '#domain/slug.ts'
 
 /**
  * Import planning (docs/decisions/007-validation-and-import.md): what each row would do, decided against the
@@ -42,7 +42,7 @@ export async function planImport(
 ): Promise<Plan> {
   const ids = await loadClassificationIds(tx)
   const parsed = rows.map((raw) => ImportRowSchema.safeParse(raw))
-  const slugOf = (row: ImportRow) => row.slug ?? (row.name ? slugify(row.name) : null)
+  const slugOf = (row: ImportRow) => row.slug ?? (row.name ? slugFromName(row.name) : null)
   const wanted = [...new Set(parsed.flatMap((p) => (p.success && slugOf(p.data) ? [slugOf(p.data)!] : [])))]
   const found = wanted.length
     ? await tx.execute<{ slug: string; id: string; status: string }[]>(

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { IndexSourceType } from '#db/entities/index-queue.entity.ts'
+import type { IndexQueueAction } from '#domain/content.ts'
 
 /**
  * The outbox side of the index pipeline (design §4): every change that affects search puts the source on
@@ -14,13 +15,29 @@ export interface IndexQueueItem {
   revision: number
 }
 
-/** Queues one source inside the caller's transaction `tx`. Terms, wiki pages and meetings all use it. */
+/**
+ * Queues one source for indexing inside the caller's transaction `tx`. Terms, wiki pages and meetings all
+ * use it; the way out of search is `leaveSearch` (leave-search.server.ts), which writes the same row.
+ */
 export async function enqueueIndex(tx: EntityManager, item: IndexQueueItem): Promise<void> {
   await enqueueIndexMany(tx, [item])
 }
 
 /** Queues many sources with one statement (bulk imports, classification changes). */
 export async function enqueueIndexMany(tx: EntityManager, items: readonly IndexQueueItem[]): Promise<void> {
+  await upsertQueued(tx, items, 'index')
+}
+
+/**
+ * Writes the one `queued` row of each source with `action`. A source that already has one takes the new
+ * action (the latest intent wins: a page published again after it was archived is indexed, not removed)
+ * and keeps the higher revision (never backwards).
+ */
+export async function upsertQueued(
+  tx: EntityManager,
+  items: readonly IndexQueueItem[],
+  action: IndexQueueAction,
+): Promise<void> {
   if (items.length === 0) return
   // One row per source: ON CONFLICT may not touch the same row twice in one statement.
   const latest = new Map<string, IndexQueueItem>()
@@ -36,12 +53,13 @@ export async function enqueueIndexMany(tx: EntityManager, items: readonly IndexQ
     revision: item.revision,
   }))
   await tx.execute(
-    `insert into rag_index_queue (id, source_type, source_id, revision, status, attempts, created_at, updated_at)
-     select x.id, x.source_type, x.source_id, x.revision, 'queued', 0, now(), now()
+    `insert into rag_index_queue (id, source_type, source_id, revision, action, status, attempts, created_at, updated_at)
+     select x.id, x.source_type, x.source_id, x.revision, ?, 'queued', 0, now(), now()
        from jsonb_to_recordset(?::jsonb) as x(id uuid, source_type text, source_id uuid, revision integer)
      on conflict (source_type, source_id) where status = 'queued'
-     do update set revision = greatest(rag_index_queue.revision, excluded.revision), updated_at = now()`,
-    [JSON.stringify(rows)],
+     do update set revision = greatest(rag_index_queue.revision, excluded.revision), action = excluded.action,
+                   updated_at = now()`,
+    [action, JSON.stringify(rows)],
     'run',
   )
 }

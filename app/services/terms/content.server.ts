@@ -141,18 +141,6 @@ export function contentProblems(c: TermContent, prefix = ''): Problem[] {
   return problems
 }
 
-/** A slug from a name: NFKC, lowercase, anything but letters and digits becomes a hyphen. */
-export function slugify(name: string): string {
-  const slug = name
-    .normalize('NFKC')
-    .toLowerCase()
-    .replace(/[^\p{Ll}\p{Lo}\p{Nd}]+/gu, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 100)
-    .replace(/-+$/g, '')
-  return slug || 'term'
-}
-
 /** The preferred form to suggest for a use of `notation`: the Korean name for Hangul text, else the name. */
 export function preferredFormFor(
   term: { name: string; nameKo: string | null; status: TermStatus },

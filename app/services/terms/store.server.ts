@@ -1,10 +1,26 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { AppError, validationError, type Problem } from '#app/lib/errors.server.ts'
 import { enqueueIndexMany } from '#app/services/index-queue/enqueue.server.ts'
-import type { TermStatus } from '#db/entities/term.entity.ts'
+import type { NotationKind, TermStatus } from '#db/entities/term.entity.ts'
+import {
+  batches,
+  iso,
+  likeEscape,
+  pagedTotal,
+  parseJson,
+  personRef,
+  textArray,
+  uuidArray,
+  type PersonRef,
+} from '#db/sql.ts'
+import { isUuid } from '#domain/ids.ts'
 import { canonicalContent, searchText, termForms, type TermContent } from './content.server.ts'
 
 /**
+ * The data access of the terms area: every SQL statement on `terms`, `term_revisions`, `term_notations`,
+ * `term_old_slugs`, the classification tables and the term tombstones, with the row mappers that turn their
+ * rows into DTOs. The services next to it (read, write, classification) hold the rules and call these.
+ *
  * Set-based persistence of term saves. One save (or ten thousand, for an import) is: upsert the term rows,
  * insert the immutable revisions, replace the denormalized notations and classification links, queue the
  * sources for indexing and bump the glossary version, each as one statement per batch, inside the caller's
@@ -21,19 +37,6 @@ export interface TermWrite {
   note: string
   authorId: string | null
   mergedIntoId?: string | null
-}
-
-const BATCH = 2000
-
-function chunks<T>(items: readonly T[], size = BATCH): T[][] {
-  const out: T[][] = []
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
-  return out
-}
-
-/** A uuid[] literal for `?::uuid[]` (uuids only: they contain no characters needing escapes). */
-export function uuidArray(ids: readonly string[]): string {
-  return `{${ids.join(',')}}`
 }
 
 /** Classification key → id maps, read once per transaction. */
@@ -80,7 +83,7 @@ export async function writeTerms(
   version: number,
 ): Promise<void> {
   if (writes.length === 0) return
-  for (const batch of chunks(writes)) {
+  for (const batch of batches(writes)) {
     const termRows = batch.map((w) => {
       const forms = termForms(w.content)
       return {
@@ -182,9 +185,12 @@ export async function writeTerms(
         'run',
       )
     }
+    // A merged term is never searchable: the merge sends it out of search (`leaveSearch`) instead.
     await enqueueIndexMany(
       tx,
-      batch.map((w) => ({ sourceType: 'term' as const, sourceId: w.id, revision: w.revision })),
+      batch
+        .filter((w) => w.content.status !== 'merged')
+        .map((w) => ({ sourceType: 'term' as const, sourceId: w.id, revision: w.revision })),
     )
   }
 }
@@ -235,7 +241,7 @@ export async function loadHeads(
   lock = false,
 ): Promise<Map<string, TermHead>> {
   const out = new Map<string, TermHead>()
-  for (const batch of chunks(ids)) {
+  for (const batch of batches(ids)) {
     const rows = await tx.execute<
       {
         id: string
@@ -267,11 +273,6 @@ export async function loadHeads(
   return out
 }
 
-/** jsonb comes back parsed from node-postgres and as text from some drivers; accept both. */
-export function parseJson<T>(value: unknown): T {
-  return (typeof value === 'string' ? JSON.parse(value) : value) as T
-}
-
 /**
  * The id of the term an address points at: a UUID, a current slug, or an old slug (renames and merges).
  * Deleted terms resolve to nothing. Throws 404.
@@ -282,10 +283,8 @@ export async function resolveTermId(tx: EntityManager, idOrSlug: string): Promis
   return id
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 export async function findTermId(tx: EntityManager, idOrSlug: string): Promise<string | undefined> {
-  if (UUID.test(idOrSlug)) {
+  if (isUuid(idOrSlug)) {
     const rows = await tx.execute<{ id: string }[]>(
       'select id from terms where id = ? and deleted_at is null',
       [idOrSlug.toLowerCase()],
@@ -293,24 +292,61 @@ export async function findTermId(tx: EntityManager, idOrSlug: string): Promise<s
     return rows[0]?.id
   }
   const slug = idOrSlug.normalize('NFKC').toLowerCase()
-  const rows = await tx.execute<{ id: string }[]>(
-    `select id from terms where slug = ? and deleted_at is null and status <> 'merged'
-     union all
-     select o.term_id from term_old_slugs o join terms t on t.id = o.term_id and t.deleted_at is null where o.slug = ?
-     limit 1`,
-    [slug, slug],
-  )
-  return rows[0]?.id
+  return (await findTermIdsBySlugs(tx, [slug])).get(slug)
 }
 
-/** Throws 409 slug_taken when `slug` is a current or old address of a term other than `ownerId`. */
-export async function assertSlugFree(tx: EntityManager, slug: string, ownerId: string | null): Promise<void> {
+/**
+ * The live term each slug addresses, as a map slug → id: a current slug of a term that is not merged, or an
+ * old slug (a rename, or the slug of a term merged into this one; merging moves the merged term's slug
+ * to its survivor's old slugs). Slugs that address nothing are absent. Every "term by slug" lookup (pages,
+ * wiki links, imports) goes through this one statement.
+ */
+export async function findTermIdsBySlugs(
+  tx: EntityManager,
+  slugs: readonly string[],
+): Promise<Map<string, string>> {
+  const ids = new Map<string, string>()
+  if (slugs.length === 0) return ids
+  const list = textArray(slugs)
+  const rows = await tx.execute<{ slug: string; id: string }[]>(
+    `select slug, id, 0 as rank from terms where slug = any(?::text[]) and deleted_at is null and status <> 'merged'
+     union all
+     select o.slug, o.term_id, 1 from term_old_slugs o join terms t on t.id = o.term_id and t.deleted_at is null
+      where o.slug = any(?::text[])
+     order by rank`,
+    [list, list],
+  )
+  for (const row of rows) if (!ids.has(row.slug)) ids.set(row.slug, row.id)
+  return ids
+}
+
+/**
+ * The live terms (merged ones included) that use `slug` as their current or an old address. A slug is free
+ * for a term or a wiki page only when this is empty (or names the term itself).
+ */
+export async function termsAtAddress(tx: EntityManager, slug: string): Promise<string[]> {
   const rows = await tx.execute<{ term_id: string }[]>(
     `select id as term_id from terms where slug = ? and deleted_at is null
      union all select term_id from term_old_slugs where slug = ?`,
     [slug, slug],
   )
-  if (rows.some((r) => r.term_id !== ownerId)) {
+  return rows.map((r) => r.term_id)
+}
+
+/** Current and old term slugs that start with `prefix` (for choosing a free `-2`, `-3` … suffix). */
+export async function termSlugsStartingWith(tx: EntityManager, prefix: string): Promise<string[]> {
+  const pattern = `${likeEscape(prefix)}%`
+  const rows = await tx.execute<{ slug: string }[]>(
+    `select slug from terms where slug like ? and deleted_at is null
+     union select slug from term_old_slugs where slug like ?`,
+    [pattern, pattern],
+  )
+  return rows.map((r) => r.slug)
+}
+
+/** Throws 409 slug_taken when `slug` is a current or old address of a term other than `ownerId`. */
+export async function assertSlugFree(tx: EntityManager, slug: string, ownerId: string | null): Promise<void> {
+  if ((await termsAtAddress(tx, slug)).some((id) => id !== ownerId)) {
     throw new AppError('slug_taken', `The address "${slug}" is already used by another term.`, {
       details: { problems: [{ path: 'slug', message: 'already used by another term' }] },
     })
@@ -319,4 +355,436 @@ export async function assertSlugFree(tx: EntityManager, slug: string, ownerId: s
 
 export function assertNoProblems(problems: Problem[]): void {
   if (problems.length) throw validationError(problems)
+}
+
+// ── Addresses and tombstones ────────────────────────────────────────────────────────────────────────────
+
+/** Moves the current slug to the old addresses when it changes, and takes back an own old slug. */
+export async function recordRename(
+  tx: EntityManager,
+  termId: string,
+  from: string,
+  to: string,
+): Promise<void> {
+  if (from === to) return
+  await tx.execute('delete from term_old_slugs where slug = ? and term_id = ?', [to, termId], 'run')
+  await tx.execute(
+    'insert into term_old_slugs (slug, term_id, created_at) values (?, ?, now()) on conflict (slug) do nothing',
+    [from, termId],
+    'run',
+  )
+}
+
+/** A merge: the source's old slugs and its current slug become old addresses of the survivor. */
+export async function moveAddresses(
+  tx: EntityManager,
+  source: { id: string; slug: string },
+  targetId: string,
+): Promise<void> {
+  await tx.execute('update term_old_slugs set term_id = ? where term_id = ?', [targetId, source.id], 'run')
+  await tx.execute(
+    'insert into term_old_slugs (slug, term_id, created_at) values (?, ?, now()) on conflict (slug) do update set term_id = excluded.term_id',
+    [source.slug, targetId],
+    'run',
+  )
+}
+
+/** Tombstones a term row (`deleted_at`) and frees its old addresses; the unique slug index skips dead rows. */
+export async function markTermDeleted(
+  tx: EntityManager,
+  id: string,
+  actorId: string,
+  version: number,
+): Promise<void> {
+  await tx.execute(
+    'update terms set deleted_at = now(), deleted_by_id = ?, change_version = ?, updated_at = now() where id = ?',
+    [actorId, version, id],
+    'run',
+  )
+  await tx.execute('delete from term_old_slugs where term_id = ?', [id], 'run')
+}
+
+/** What offline sync reads to delete a record on the other side (`deletions`, one row per record). */
+export type DeletedEntityType = 'term' | 'domain' | 'category'
+
+export async function recordDeletion(
+  tx: EntityManager,
+  entity: { type: DeletedEntityType; id: string },
+  actorId: string,
+): Promise<void> {
+  await tx.execute(
+    `insert into deletions (id, entity_type, entity_id, deleted_at, deleted_by_id) values (gen_random_uuid(), ?, ?, now(), ?)
+     on conflict (entity_type, entity_id) do nothing`,
+    [entity.type, entity.id, actorId],
+    'run',
+  )
+}
+
+// ── Term DTOs ───────────────────────────────────────────────────────────────────────────────────────────
+
+/** The term as the API returns it: its current content plus identity, history and addresses. */
+export interface TermDto extends TermContent {
+  id: string
+  revision: number
+  mergedInto: { id: string; slug: string; name: string } | null
+  oldSlugs: string[]
+  createdAt: string
+  updatedAt: string
+  updatedBy: PersonRef | null
+}
+
+/** A list item: the term without its body and old addresses. */
+export type TermListItem = Omit<TermDto, 'body' | 'oldSlugs'>
+
+interface DtoRow {
+  id: string
+  status: TermStatus
+  revision: number
+  created_at: Date | string
+  updated_at: Date | string
+  content: TermContent | string
+  updated_by_id: string | null
+  updated_by_name: string | null
+  merged_into_id: string | null
+  merged_into_slug: string | null
+  merged_into_name: string | null
+  old_slugs: string[] | null
+}
+
+const dtoSelect = (withBody: boolean) => `
+  select t.id, t.status, t.revision, t.created_at, t.updated_at, ${withBody ? 'r.content' : "r.content - 'body' as content"},
+         u.id as updated_by_id, u.name as updated_by_name,
+         m.id as merged_into_id, m.slug as merged_into_slug, m.name as merged_into_name,
+         coalesce((select array_agg(o.slug order by o.created_at, o.slug) from term_old_slugs o where o.term_id = t.id),
+                  '{}') as old_slugs
+    from terms t
+    join term_revisions r on r.term_id = t.id and r.revision = t.revision
+    left join users u on u.id = t.updated_by_id
+    left join terms m on m.id = t.merged_into_id`
+
+function toTermDto(row: DtoRow): TermDto {
+  const c = parseJson<TermContent>(row.content)
+  return {
+    id: row.id,
+    slug: c.slug,
+    name: c.name,
+    fullName: c.fullName,
+    nameEn: c.nameEn,
+    nameKo: c.nameKo,
+    notations: c.notations,
+    domains: c.domains,
+    categories: c.categories,
+    tags: c.tags,
+    status: row.status,
+    definition: c.definition,
+    body: c.body ?? '',
+    revision: row.revision,
+    mergedInto: row.merged_into_id
+      ? { id: row.merged_into_id, slug: row.merged_into_slug!, name: row.merged_into_name! }
+      : null,
+    oldSlugs: row.old_slugs ?? [],
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+    updatedBy: personRef(row.updated_by_id, row.updated_by_name),
+  }
+}
+
+/**
+ * DTOs for ids, in the order given (missing or deleted ids are left out). Lists pass `withBody: false`, so a
+ * page of results does not read every Markdown body.
+ */
+export async function loadTermDtos(
+  tx: EntityManager,
+  ids: readonly string[],
+  options: { withBody?: boolean } = {},
+): Promise<TermDto[]> {
+  if (ids.length === 0) return []
+  const rows = await tx.execute<DtoRow[]>(
+    `${dtoSelect(options.withBody ?? true)} where t.id = any(?::uuid[]) and t.deleted_at is null`,
+    [uuidArray(ids)],
+  )
+  const byId = new Map(rows.map((r) => [r.id, toTermDto(r)]))
+  return ids.map((id) => byId.get(id)).filter((d): d is TermDto => !!d)
+}
+
+/** What a term list filters on; the service decides the defaults (merged terms hidden unless asked for). */
+export interface TermPageQuery {
+  /** The folded search key (`normalizeKey`), matched as a substring of any name or notation. */
+  folded: string
+  /** The query as written, letter case kept (`casedKey`): exact spellings rank first. */
+  cased: string
+  /** A status to keep, or `'not-merged'` for every status but `merged`. */
+  status: TermStatus | 'not-merged'
+  domains: string[]
+  categories: string[]
+  tags: string[]
+  limit: number
+  offset: number
+}
+
+/**
+ * A page of term ids and the total. Ranking with a search key: a name/notation written exactly as typed,
+ * then a whole form equal to the folded key, then one starting with it, then any other match; ties by name.
+ */
+export async function selectTermPage(
+  manager: EntityManager,
+  query: TermPageQuery,
+): Promise<{ ids: string[]; total: number }> {
+  const where: string[] = ['t.deleted_at is null']
+  const params: unknown[] = []
+  let rank = ''
+  const rankParams: unknown[] = []
+  if (query.folded) {
+    const escaped = likeEscape(query.folded)
+    where.push(`t.search_text like ?`)
+    params.push(`%${escaped}%`)
+    // search_text wraps every folded form in U+0001, so a whole form and a form's start can be told apart.
+    rank = `case when exists (select 1 from term_notations n where n.term_id = t.id and n.text = ?) then 0 else 1 end,
+            case when t.search_text like ? then 0 when t.search_text like ? then 1 else 2 end, `
+    rankParams.push(query.cased, `%\u0001${escaped}\u0001%`, `%\u0001${escaped}%`)
+  }
+  if (query.status === 'not-merged') {
+    where.push(`t.status <> 'merged'`)
+  } else {
+    where.push('t.status = ?')
+    params.push(query.status)
+  }
+  if (query.domains.length) {
+    where.push(
+      'exists (select 1 from term_domains td join domains d on d.id = td.domain_id where td.term_id = t.id and d.key = any(?::text[]))',
+    )
+    params.push(textArray(query.domains))
+  }
+  if (query.categories.length) {
+    where.push(
+      'exists (select 1 from term_categories tc join business_categories c on c.id = tc.category_id where tc.term_id = t.id and c.key = any(?::text[]))',
+    )
+    params.push(textArray(query.categories))
+  }
+  if (query.tags.length) {
+    where.push('t.tags @> ?::text[]')
+    params.push(textArray(query.tags))
+  }
+  const rows = await manager.execute<{ id: string; total: string | number }[]>(
+    `select t.id, count(*) over () as total
+       from terms t
+      where ${where.join(' and ')}
+      order by ${rank}lower(t.name), t.id
+      limit ? offset ?`,
+    [...params, ...rankParams, query.limit, query.offset],
+  )
+  const total = await pagedTotal(rows, query.offset, () =>
+    manager.execute(`select count(*) as n from terms t where ${where.join(' and ')}`, params),
+  )
+  return { ids: rows.map((r) => r.id), total }
+}
+
+export interface Suggestion {
+  id: string
+  slug: string
+  name: string
+  status: TermStatus
+  /** The name or notation whose start matched. */
+  matched: string
+  kind: NotationKind
+}
+
+/**
+ * Live, unmerged terms with a name or notation starting with the folded key, one per term, best first:
+ * shorter matched forms, then names before notations; within a term the form whose start is written as
+ * `cased` (letter case included) is the one shown.
+ */
+export async function selectSuggestions(
+  manager: EntityManager,
+  query: { folded: string; cased: string; limit: number },
+): Promise<Suggestion[]> {
+  return manager.execute<Suggestion[]>(
+    `select id, slug, name, status, matched, kind from (
+       select distinct on (t.id) t.id, t.slug, t.name, t.status, n.text as matched, n.kind,
+              length(n.normalized) as len, n.position
+         from term_notations n join terms t on t.id = n.term_id
+        where n.normalized like ? and t.deleted_at is null and t.status <> 'merged'
+        order by t.id, length(n.normalized), n.text not like ?, n.position
+     ) s order by len, position, lower(name) limit ?`,
+    [`${likeEscape(query.folded)}%`, `${likeEscape(query.cased)}%`, query.limit],
+  )
+}
+
+// ── Revisions ───────────────────────────────────────────────────────────────────────────────────────────
+
+export interface RevisionSummary {
+  revision: number
+  note: string
+  author: PersonRef | null
+  createdAt: string
+  contentHash: string
+}
+
+export interface RevisionDto extends RevisionSummary {
+  termId: string
+  content: TermContent
+}
+
+interface RevisionRow {
+  revision: number
+  note: string
+  author_id: string | null
+  author_name: string | null
+  created_at: Date | string
+  content_hash: string
+  content?: TermContent | string
+}
+
+const REVISION_SELECT = (withContent: boolean) => `
+  select r.revision, r.note, r.author_id, u.name as author_name, r.created_at, r.content_hash${withContent ? ', r.content' : ''}
+    from term_revisions r left join users u on u.id = r.author_id`
+
+function toRevisionSummary(r: RevisionRow): RevisionSummary {
+  return {
+    revision: r.revision,
+    note: r.note,
+    author: personRef(r.author_id, r.author_name),
+    createdAt: iso(r.created_at),
+    contentHash: r.content_hash,
+  }
+}
+
+/** A term's revisions, newest first. */
+export async function selectRevisionSummaries(
+  manager: EntityManager,
+  termId: string,
+): Promise<RevisionSummary[]> {
+  const rows = await manager.execute<RevisionRow[]>(
+    `${REVISION_SELECT(false)} where r.term_id = ? order by r.revision desc`,
+    [termId],
+  )
+  return rows.map(toRevisionSummary)
+}
+
+/** One revision with its content, or undefined. */
+export async function selectRevision(
+  manager: EntityManager,
+  termId: string,
+  revision: number,
+): Promise<RevisionDto | undefined> {
+  const rows = await manager.execute<RevisionRow[]>(
+    `${REVISION_SELECT(true)} where r.term_id = ? and r.revision = ?`,
+    [termId, revision],
+  )
+  const r = rows[0]
+  return r && { termId, ...toRevisionSummary(r), content: parseJson<TermContent>(r.content) }
+}
+
+// ── Classification scheme ───────────────────────────────────────────────────────────────────────────────
+
+export type ClassificationKind = 'domain' | 'category'
+
+/** The two schemes share one shape; only their table, link table and the content field differ. */
+export const CLASSIFICATION_TABLES = {
+  domain: { table: 'domains', link: 'term_domains', ref: 'domain_id', field: 'domains', label: 'domain' },
+  category: {
+    table: 'business_categories',
+    link: 'term_categories',
+    ref: 'category_id',
+    field: 'categories',
+    label: 'business category',
+  },
+} as const
+
+export interface ClassificationDto {
+  id: string
+  key: string
+  nameKo: string
+  nameEn: string
+  sort: number
+  termCount: number
+  createdAt: string
+  updatedAt: string
+}
+
+interface ClassificationRow {
+  id: string
+  key: string
+  name_ko: string
+  name_en: string
+  sort: number
+  term_count: string | number
+  created_at: Date | string
+  updated_at: Date | string
+}
+
+const toClassificationDto = (r: ClassificationRow): ClassificationDto => ({
+  id: r.id,
+  key: r.key,
+  nameKo: r.name_ko,
+  nameEn: r.name_en,
+  sort: r.sort,
+  termCount: Number(r.term_count),
+  createdAt: iso(r.created_at),
+  updatedAt: iso(r.updated_at),
+})
+
+/** Entries in display order (one when `key` is given), each with how many live, unmerged terms carry it. */
+export async function selectClassification(
+  manager: EntityManager,
+  kind: ClassificationKind,
+  key?: string,
+): Promise<ClassificationDto[]> {
+  const t = CLASSIFICATION_TABLES[kind]
+  const rows = await manager.execute<ClassificationRow[]>(
+    `select c.id, c.key, c.name_ko, c.name_en, c.sort, c.created_at, c.updated_at,
+            (select count(*) from ${t.link} l join terms x on x.id = l.term_id
+              where l.${t.ref} = c.id and x.deleted_at is null and x.status <> 'merged') as term_count
+       from ${t.table} c ${key ? 'where c.key = ?' : ''} order by c.sort, c.key`,
+    key ? [key] : [],
+  )
+  return rows.map(toClassificationDto)
+}
+
+export async function insertClassification(
+  tx: EntityManager,
+  kind: ClassificationKind,
+  entry: { key: string; nameKo: string; nameEn: string; sort: number },
+): Promise<void> {
+  await tx.execute(
+    `insert into ${CLASSIFICATION_TABLES[kind].table} (id, key, name_ko, name_en, sort, created_at, updated_at)
+     values (gen_random_uuid(), ?, ?, ?, ?, now(), now())`,
+    [entry.key, entry.nameKo, entry.nameEn, entry.sort],
+    'run',
+  )
+}
+
+export async function updateClassificationRow(
+  tx: EntityManager,
+  kind: ClassificationKind,
+  id: string,
+  entry: { nameKo: string; nameEn: string; sort: number },
+): Promise<void> {
+  await tx.execute(
+    `update ${CLASSIFICATION_TABLES[kind].table} set name_ko = ?, name_en = ?, sort = ?, updated_at = now() where id = ?`,
+    [entry.nameKo, entry.nameEn, entry.sort, id],
+    'run',
+  )
+}
+
+export async function deleteClassificationRow(
+  tx: EntityManager,
+  kind: ClassificationKind,
+  id: string,
+): Promise<void> {
+  await tx.execute(`delete from ${CLASSIFICATION_TABLES[kind].table} where id = ?`, [id], 'run')
+}
+
+/** The live terms carrying an entry, with their status and current revision. */
+export async function selectTermsCarrying(
+  tx: EntityManager,
+  kind: ClassificationKind,
+  id: string,
+): Promise<{ id: string; revision: number; status: TermStatus }[]> {
+  const t = CLASSIFICATION_TABLES[kind]
+  return tx.execute(
+    `select x.id, x.revision, x.status from ${t.link} l join terms x on x.id = l.term_id
+      where l.${t.ref} = ? and x.deleted_at is null`,
+    [id],
+  )
 }

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { AppError, validationError } from '#app/lib/errors.server.ts'
-import { enqueueIndex } from '#app/services/index-queue/enqueue.server.ts'
+import { leaveSearch } from '#app/services/index-queue/leave-search.server.ts'
 import {
   RESERVED_SLUGS,
   type CreateTermInput,
@@ -9,16 +9,15 @@ import {
   type UpdateTermInput,
 } from '#app/schemas/terms.ts'
 import { em } from '#db/orm.ts'
+import { slugFromName } from '#domain/slug.ts'
 import {
   contentHash,
   contentProblems,
-  slugify,
   termForms,
   type TermContent,
   type TermNotationValue,
 } from './content.server.ts'
 import { notifyGlossaryChanged } from './events.server.ts'
-import { loadTermDtos, type TermDto } from './read.server.ts'
 import {
   assertNoProblems,
   assertSlugFree,
@@ -26,8 +25,15 @@ import {
   classificationProblems,
   loadClassificationIds,
   loadHeads,
+  loadTermDtos,
+  markTermDeleted,
+  moveAddresses,
+  recordDeletion,
+  recordRename,
   resolveTermId,
+  termSlugsStartingWith,
   writeTerms,
+  type TermDto,
   type TermHead,
   type TermWrite,
 } from './store.server.ts'
@@ -41,11 +47,7 @@ import {
  */
 
 async function freeSlugFrom(tx: EntityManager, base: string): Promise<string> {
-  const rows = await tx.execute<{ slug: string }[]>(
-    `select slug from terms where slug like ? and deleted_at is null union select slug from term_old_slugs where slug like ?`,
-    [`${base}%`, `${base}%`],
-  )
-  const taken = new Set([...rows.map((r) => r.slug), ...RESERVED_SLUGS])
+  const taken = new Set([...(await termSlugsStartingWith(tx, base)), ...RESERVED_SLUGS])
   if (!taken.has(base)) return base
   for (let n = 2; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`
 }
@@ -62,7 +64,7 @@ export async function createTermInTx(
 ): Promise<string> {
   const ids = await loadClassificationIds(tx)
   const content: TermContent = {
-    slug: input.slug ?? (await freeSlugFrom(tx, slugify(input.name))),
+    slug: input.slug ?? (await freeSlugFrom(tx, slugFromName(input.name))),
     name: input.name,
     fullName: input.fullName ?? null,
     nameEn: input.nameEn ?? null,
@@ -114,17 +116,6 @@ function assertEditable(head: TermHead): void {
       details: { mergedIntoId: head.mergedIntoId },
     })
   }
-}
-
-/** Moves the current slug to the old addresses when it changes, and takes back an own old slug. */
-async function recordRename(tx: EntityManager, termId: string, from: string, to: string): Promise<void> {
-  if (from === to) return
-  await tx.execute('delete from term_old_slugs where slug = ? and term_id = ?', [to, termId], 'run')
-  await tx.execute(
-    'insert into term_old_slugs (slug, term_id, created_at) values (?, ?, now()) on conflict (slug) do nothing',
-    [from, termId],
-    'run',
-  )
 }
 
 /**
@@ -203,26 +194,17 @@ export async function updateTerm(options: {
 
 /**
  * Deletes a term (admin): a tombstone (`deleted_at` on the row and a `deletions` record for offline sync);
- * the term leaves lists, search, lookup and validation, its addresses are freed and the index is told.
+ * the term leaves lists, search, lookup and validation, its addresses are freed and it leaves search
+ * (`leaveSearch`).
  */
 export async function deleteTerm(options: { idOrSlug: string; actorId: string }): Promise<void> {
   await em().transactional(async (tx) => {
     const version = await bumpGlossaryVersion(tx)
     const id = await resolveTermId(tx, options.idOrSlug)
     const head = (await loadHeads(tx, [id], true)).get(id)!
-    await tx.execute(
-      'update terms set deleted_at = now(), deleted_by_id = ?, change_version = ?, updated_at = now() where id = ?',
-      [options.actorId, version, id],
-      'run',
-    )
-    await tx.execute('delete from term_old_slugs where term_id = ?', [id], 'run')
-    await tx.execute(
-      `insert into deletions (id, entity_type, entity_id, deleted_at, deleted_by_id) values (?, 'term', ?, now(), ?)
-       on conflict (entity_type, entity_id) do nothing`,
-      [crypto.randomUUID(), id, options.actorId],
-      'run',
-    )
-    await enqueueIndex(tx, { sourceType: 'term', sourceId: id, revision: head.revision })
+    await markTermDeleted(tx, id, options.actorId, version)
+    await recordDeletion(tx, { type: 'term', id }, options.actorId)
+    await leaveSearch(tx, { kind: 'term', id, revision: head.revision })
   })
   notifyGlossaryChanged()
 }
@@ -231,7 +213,8 @@ export async function deleteTerm(options: { idOrSlug: string; actorId: string })
  * Merges a term into another. The source gets a last revision in status `merged` and becomes read-only;
  * its slug and old slugs become old addresses of the survivor; its names and notations are added to the
  * survivor as `admitted` notations (deprecated ones stay deprecated) unless the survivor already has them,
- * so lookups of the old names still find the survivor. Both are queued for indexing.
+ * so lookups of the old names still find the survivor. The survivor is queued for indexing; the merged term
+ * leaves search (`leaveSearch`), the same path as a deletion.
  */
 export async function mergeTerm(options: {
   idOrSlug: string
@@ -296,13 +279,9 @@ export async function mergeTerm(options: {
         mergedIntoId: null,
       })
     }
-    await tx.execute('update term_old_slugs set term_id = ? where term_id = ?', [targetId, sourceId], 'run')
-    await tx.execute(
-      'insert into term_old_slugs (slug, term_id, created_at) values (?, ?, now()) on conflict (slug) do update set term_id = excluded.term_id',
-      [source.slug, targetId],
-      'run',
-    )
+    await moveAddresses(tx, source, targetId)
     await writeTerms(tx, writes, ids, version)
+    await leaveSearch(tx, { kind: 'term', id: sourceId, revision: source.revision + 1 })
     const [merged, into] = await loadTermDtos(tx, [sourceId, targetId])
     return { merged: merged!, into: into! }
   })

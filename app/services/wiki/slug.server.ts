@@ -1,37 +1,18 @@
-import { WIKI_RESERVED_SLUGS } from '#app/schemas/wiki.ts'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { AppError } from '#app/lib/errors.server.ts'
+import { WIKI_RESERVED_SLUGS } from '#app/schemas/wiki.ts'
+import { termsAtAddress } from '#app/services/terms/store.server.ts'
+import { slugFromName } from '#domain/slug.ts'
+import { selectPageSlugsLike } from './store.server.ts'
 
 /**
- * Wiki page addresses. A slug made from a title keeps Hangul (and every other script), lowercases,
- * turns spaces and separators into single hyphens and drops punctuation and symbols:
- * "API 게이트웨이: 소개!" → "api-게이트웨이-소개", "Node.js 가이드" → "nodejs-가이드".
+ * Wiki page addresses. A title becomes a slug by the one slug rule terms use too (domain/slug.ts), so a
+ * page titled like a term gets the term's slug and is refused below: "Node.js 가이드" → "node-js-가이드".
  * Slugs never equal a term's current or old slug (409 `slug_taken`), so a name always means one thing.
  */
 
-const UUID_LIKE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
-export function wikiSlugFromTitle(title: string): string {
-  const slug = title
-    .normalize('NFKC')
-    .toLowerCase()
-    .replace(/[\s_/\\|~·–—-]+/gu, '-')
-    .replace(/[^\p{Ll}\p{Lo}\p{Nd}-]+/gu, '')
-    .replace(/-{2,}/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 100)
-    .replace(/-+$/g, '')
-  if (!slug) return 'page'
-  return UUID_LIKE.test(slug) ? `page-${slug}` : slug
-}
-
-export async function isTermSlug(tx: EntityManager, slug: string): Promise<boolean> {
-  const rows = await tx.execute<{ one: number }[]>(
-    `select 1 as one from terms where slug = ? and deleted_at is null
-     union all select 1 from term_old_slugs where slug = ? limit 1`,
-    [slug, slug],
-  )
-  return rows.length > 0
+async function isTermSlug(tx: EntityManager, slug: string): Promise<boolean> {
+  return (await termsAtAddress(tx, slug)).length > 0
 }
 
 function slugTaken(slug: string, byTerm: boolean): AppError {
@@ -58,17 +39,12 @@ export async function chooseWikiSlug(
 ): Promise<string> {
   if (explicit !== undefined) {
     if (await isTermSlug(tx, explicit)) throw slugTaken(explicit, true)
-    const rows = await tx.execute<{ id: string }[]>('select id from wiki_pages where slug = ?', [explicit])
-    if (rows.length) throw slugTaken(explicit, false)
+    if ((await selectPageSlugsLike(tx, explicit)).includes(explicit)) throw slugTaken(explicit, false)
     return explicit
   }
-  const base = wikiSlugFromTitle(title)
+  const base = slugFromName(title)
   if (await isTermSlug(tx, base)) throw slugTaken(base, true)
-  const rows = await tx.execute<{ slug: string }[]>(
-    `select slug from wiki_pages where slug = ? or slug like ? escape '\\'`,
-    [base, `${base.replace(/[\\%_]/g, (c) => `\\${c}`)}-%`],
-  )
-  const taken = new Set([...rows.map((r) => r.slug), ...WIKI_RESERVED_SLUGS])
+  const taken = new Set([...(await selectPageSlugsLike(tx, base)), ...WIKI_RESERVED_SLUGS])
   for (let n = 1; ; n++) {
     const candidate = n === 1 ? base : `${base}-${n}`
     if (taken.has(candidate)) continue

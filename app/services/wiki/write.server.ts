@@ -3,19 +3,28 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import { AppError, validationError } from '#app/lib/errors.server.ts'
 import type { CreateWikiPageInput, UpdateWikiPageInput } from '#app/schemas/wiki.ts'
 import { enqueueIndex } from '#app/services/index-queue/enqueue.server.ts'
-import { removeFromSearch } from '#app/services/index-queue/remove.server.ts'
+import { leaveSearch } from '#app/services/index-queue/leave-search.server.ts'
+import { findTermIdsBySlugs } from '#app/services/terms/store.server.ts'
 import { em } from '#db/orm.ts'
+import type { WikiStatus } from '#domain/content.ts'
 import { loadWikiPageDto, type WikiPageDto } from './read.server.ts'
 import { chooseWikiSlug } from './slug.server.ts'
-import type { WikiStatus } from '#domain/content.ts'
+import {
+  insertPage,
+  insertRevision,
+  lockPage,
+  replaceTermLinks,
+  updatePage,
+  type WikiSnapshot,
+} from './store.server.ts'
 
 /**
  * Writing wiki pages (docs/decisions/009-wiki-and-meetings.md). Every save is one transaction that writes
  * the page, a complete immutable revision row (author, time, all fields and linked term slugs: the page's
  * history and its audit snapshot) and the search side effects:
  * - the page is `published` after the save → queued on `rag_index_queue` with the new revision;
- * - the page is `draft` or `archived` after the save → `removeFromSearch` (queued work dropped; chunks once
- *   the indexer exists).
+ * - the page was `published` and is `draft` or `archived` after the save → `leaveSearch`, the one way out
+ *   of search (deleted or merged terms and archived meetings take it too).
  * New pages start as `draft` unless the caller gives a status; every move between the three statuses is
  * allowed to a caller who may write.
  */
@@ -27,17 +36,7 @@ export interface WikiActor {
 
 /** Term ids for slugs (current slugs; an old slug of a renamed term also resolves). Unknown slugs → 400. */
 async function resolveTermSlugs(tx: EntityManager, slugs: readonly string[]): Promise<Map<string, string>> {
-  if (slugs.length === 0) return new Map()
-  const literal = `{${slugs.map((s) => `"${s.replace(/["\\]/g, (c) => `\\${c}`)}"`).join(',')}}`
-  const rows = await tx.execute<{ slug: string; id: string }[]>(
-    `select slug, id from terms where slug = any(?::text[]) and deleted_at is null and status <> 'merged'
-     union all
-     select o.slug, o.term_id as id from term_old_slugs o join terms t on t.id = o.term_id and t.deleted_at is null
-      where o.slug = any(?::text[])`,
-    [literal, literal],
-  )
-  const ids = new Map<string, string>()
-  for (const row of rows) if (!ids.has(row.slug)) ids.set(row.slug, row.id)
+  const ids = await findTermIdsBySlugs(tx, slugs)
   const problems = slugs
     .map((slug, i) => ({ slug, i }))
     .filter(({ slug }) => !ids.has(slug))
@@ -46,75 +45,22 @@ async function resolveTermSlugs(tx: EntityManager, slugs: readonly string[]): Pr
   return ids
 }
 
-async function replaceTermLinks(
-  tx: EntityManager,
-  pageId: string,
-  termIds: readonly string[],
-): Promise<void> {
-  await tx.execute('delete from wiki_page_terms where page_id = ?', [pageId], 'run')
-  const unique = [...new Set(termIds)]
-  if (unique.length === 0) return
-  await tx.execute(
-    `insert into wiki_page_terms (page_id, term_id) select ?, unnest(?::uuid[]) on conflict do nothing`,
-    [pageId, `{${unique.join(',')}}`],
-    'run',
-  )
-}
-
-interface Snapshot {
-  slug: string
-  title: string
-  content: string
-  summary: string | null
-  sourceUrl: string | null
-  domain: string[]
-  status: WikiStatus
-  termSlugs: string[]
-}
-
-async function insertRevision(
-  tx: EntityManager,
-  pageId: string,
-  revision: number,
-  snapshot: Snapshot,
-  actor: WikiActor,
-): Promise<void> {
-  await tx.execute(
-    `insert into wiki_page_revisions (id, page_id, revision, slug, title, content, summary, source_url, domain,
-                                      status, term_slugs, author_id, author_label, created_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?::text[], ?, ?::text[], ?, ?, now())`,
-    [
-      crypto.randomUUID(),
-      pageId,
-      revision,
-      snapshot.slug,
-      snapshot.title,
-      snapshot.content,
-      snapshot.summary,
-      snapshot.sourceUrl,
-      textArray(snapshot.domain),
-      snapshot.status,
-      textArray([...snapshot.termSlugs].sort()),
-      actor.id,
-      actor.name.slice(0, 320),
-    ],
-    'run',
-  )
-}
-
-function textArray(values: readonly string[]): string {
-  return `{${values.map((v) => `"${v.replace(/["\\]/g, (c) => `\\${c}`)}"`).join(',')}}`
-}
-
-/** Queue or unqueue the page for search according to its status after the save. */
+/**
+ * The search side of a save: a published page is queued at its new revision; a page that was published
+ * and no longer is leaves search. A draft or archived page that stays unpublished was never (or is no
+ * longer) searchable, so its edits touch nothing.
+ */
 async function syncSearch(
   tx: EntityManager,
   pageId: string,
-  status: WikiStatus,
+  status: { before: WikiStatus | null; after: WikiStatus },
   revision: number,
 ): Promise<void> {
-  if (status === 'published') await enqueueIndex(tx, { sourceType: 'wiki', sourceId: pageId, revision })
-  else await removeFromSearch(tx, { sourceType: 'wiki', sourceId: pageId })
+  if (status.after === 'published') {
+    await enqueueIndex(tx, { sourceType: 'wiki', sourceId: pageId, revision })
+  } else if (status.before === 'published') {
+    await leaveSearch(tx, { kind: 'wiki', id: pageId, revision })
+  }
 }
 
 /** Creates a page at revision 1 (status `draft` unless given). */
@@ -127,7 +73,7 @@ export async function createWikiPage(options: {
     const slug = await chooseWikiSlug(tx, input.title, input.slug)
     const termIds = await resolveTermSlugs(tx, input.termSlugs)
     const id = crypto.randomUUID()
-    const snapshot: Snapshot = {
+    const snapshot: WikiSnapshot = {
       slug,
       title: input.title,
       content: input.content,
@@ -137,27 +83,10 @@ export async function createWikiPage(options: {
       status: input.status,
       termSlugs: input.termSlugs,
     }
-    await tx.execute(
-      `insert into wiki_pages (id, slug, title, content, summary, source_url, domain, status, revision,
-                               created_by_id, updated_by_id, created_at, updated_at)
-       values (?, ?, ?, ?, ?, ?, ?::text[], ?, 1, ?, ?, now(), now())`,
-      [
-        id,
-        slug,
-        snapshot.title,
-        snapshot.content,
-        snapshot.summary,
-        snapshot.sourceUrl,
-        textArray(snapshot.domain),
-        snapshot.status,
-        actor.id,
-        actor.id,
-      ],
-      'run',
-    )
+    await insertPage(tx, id, snapshot, actor.id)
     await replaceTermLinks(tx, id, [...termIds.values()])
     await insertRevision(tx, id, 1, snapshot, actor)
-    await syncSearch(tx, id, snapshot.status, 1)
+    await syncSearch(tx, id, { before: null, after: snapshot.status }, 1)
     return loadWikiPageDto(tx, slug)
   })
 }
@@ -176,8 +105,7 @@ export async function updateWikiPage(options: {
   const slug = options.slug.normalize('NFKC').toLowerCase()
   return em().transactional(async (tx) => {
     const current = await loadWikiPageDto(tx, slug)
-    // Lock the row so concurrent edits of one page serialize on a multi-connection Postgres.
-    await tx.execute('select id from wiki_pages where id = ? for update', [current.id])
+    await lockPage(tx, current.id)
     if (input.baseRevision !== undefined && input.baseRevision !== current.revision) {
       throw new AppError(
         'revision_conflict',
@@ -188,7 +116,7 @@ export async function updateWikiPage(options: {
       )
     }
     const termIds = input.termSlugs ? await resolveTermSlugs(tx, input.termSlugs) : undefined
-    const next: Snapshot = {
+    const next: WikiSnapshot = {
       slug: current.slug,
       title: input.title ?? current.title,
       content: input.content ?? current.content,
@@ -198,7 +126,7 @@ export async function updateWikiPage(options: {
       status: input.status ?? current.status,
       termSlugs: input.termSlugs ?? current.termSlugs,
     }
-    const before: Snapshot = {
+    const before: WikiSnapshot = {
       slug: current.slug,
       title: current.title,
       content: current.content,
@@ -208,29 +136,13 @@ export async function updateWikiPage(options: {
       status: current.status,
       termSlugs: current.termSlugs,
     }
-    const canonical = (s: Snapshot) => JSON.stringify({ ...s, termSlugs: [...s.termSlugs].sort() })
+    const canonical = (s: WikiSnapshot) => JSON.stringify({ ...s, termSlugs: [...s.termSlugs].sort() })
     if (canonical(next) === canonical(before)) return current
     const revision = current.revision + 1
-    await tx.execute(
-      `update wiki_pages set title = ?, content = ?, summary = ?, source_url = ?, domain = ?::text[], status = ?,
-                             revision = ?, updated_by_id = ?, updated_at = clock_timestamp()
-        where id = ?`,
-      [
-        next.title,
-        next.content,
-        next.summary,
-        next.sourceUrl,
-        textArray(next.domain),
-        next.status,
-        revision,
-        actor.id,
-        current.id,
-      ],
-      'run',
-    )
+    await updatePage(tx, current.id, next, revision, actor.id)
     if (termIds) await replaceTermLinks(tx, current.id, [...termIds.values()])
     await insertRevision(tx, current.id, revision, next, actor)
-    await syncSearch(tx, current.id, next.status, revision)
+    await syncSearch(tx, current.id, { before: current.status, after: next.status }, revision)
     return loadWikiPageDto(tx, current.slug)
   })
 }

@@ -29,13 +29,15 @@ export interface QueueRow {
   source_type: string
   source_id: string
   revision: number
+  action: 'index' | 'remove'
   status: string
 }
 
 /** The index queue rows of one source. */
 export async function queueRows(sourceType: string, sourceId: string): Promise<QueueRow[]> {
   return em().execute<QueueRow[]>(
-    'select source_type, source_id, revision, status from rag_index_queue where source_type = ? and source_id = ?',
+    `select source_type, source_id, revision, action, status from rag_index_queue
+      where source_type = ? and source_id = ? order by created_at, status`,
     [sourceType, sourceId],
   )
 }

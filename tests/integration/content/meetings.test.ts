@@ -72,7 +72,7 @@ describe('POST /meetings', () => {
     })
     expect(meeting.contentLength).toBe([...BASE.content].length)
     expect(await queueRows('meeting', meeting.id)).toEqual([
-      { source_type: 'meeting', source_id: meeting.id, revision: 1, status: 'queued' },
+      { source_type: 'meeting', source_id: meeting.id, revision: 1, action: 'index', status: 'queued' },
     ])
     const fetched = (await (
       await call(`/meetings/${meeting.id}`, { headers: viewer.sessionHeaders })
@@ -216,7 +216,9 @@ describe('POST /meetings/{id}/archive', () => {
       archivedBy: { id: admin.user.id, name: 'The Admin' },
     })
     expect(archived.content).toBe(BASE.content)
-    expect(await queueRows('meeting', meeting.id)).toEqual([])
+    expect(await queueRows('meeting', meeting.id)).toEqual([
+      { source_type: 'meeting', source_id: meeting.id, revision: 1, action: 'remove', status: 'queued' },
+    ])
     // Archiving again changes nothing.
     const again = await archive(meeting.id, admin.sessionHeaders)
     expect(again.status).toBe(200)

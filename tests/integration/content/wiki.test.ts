@@ -1,7 +1,7 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { WikiListItemDto, WikiPageDto } from '#app/services/wiki/read.server.ts'
-import { wikiSlugFromTitle } from '#app/services/wiki/slug.server.ts'
 import { em } from '#db/orm.ts'
+import { slugFromName } from '#domain/slug.ts'
 import { createApiKey, createTerm, createUser, type TestUser } from '#tests/factories.ts'
 import { useTestDb } from '#tests/setup/db.ts'
 import { assertSafeHtml, call, errorCode, queueRows, XSS_PAYLOADS } from './helpers.ts'
@@ -85,7 +85,7 @@ describe('POST /wiki', () => {
     const page = await createOk({ title: 'Published at once', content: 'text', status: 'published' })
     expect(page.official).toBe(true)
     expect(await queueRows('wiki', page.id)).toEqual([
-      { source_type: 'wiki', source_id: page.id, revision: 1, status: 'queued' },
+      { source_type: 'wiki', source_id: page.id, revision: 1, action: 'index', status: 'queued' },
     ])
   })
 
@@ -142,12 +142,29 @@ describe('POST /wiki', () => {
 })
 
 describe('wiki slugs', () => {
-  it('are made from Korean and English titles: Hangul kept, lowercase, hyphens, no punctuation', () => {
-    expect(wikiSlugFromTitle('결제 흐름 개요')).toBe('결제-흐름-개요')
-    expect(wikiSlugFromTitle('API 게이트웨이: 소개!')).toBe('api-게이트웨이-소개')
-    expect(wikiSlugFromTitle('Node.js 가이드 (v2)')).toBe('nodejs-가이드-v2')
-    expect(wikiSlugFromTitle('  ＡＰＩ　설계 — 원칙  ')).toBe('api-설계-원칙')
-    expect(wikiSlugFromTitle('?!')).toBe('page')
+  it('are made by the one slug rule: Hangul kept, lowercase, anything else one hyphen', () => {
+    expect(slugFromName('결제 흐름 개요')).toBe('결제-흐름-개요')
+    expect(slugFromName('API 게이트웨이: 소개!')).toBe('api-게이트웨이-소개')
+    expect(slugFromName('Node.js 가이드 (v2)')).toBe('node-js-가이드-v2')
+    expect(slugFromName('  ＡＰＩ　설계 — 원칙  ')).toBe('api-설계-원칙')
+    expect(slugFromName('?!')).toBe('untitled')
+    expect(slugFromName('x'.repeat(99) + '.y')).toBe('x'.repeat(99))
+    // An address shaped like a UUID would be read as an id.
+    expect(slugFromName('0F8FAD5B-D9CB-469F-A165-70867728950E')).toBe(
+      'id-0f8fad5b-d9cb-469f-a165-70867728950e',
+    )
+  })
+
+  it('a term and a page with the same name get the same slug, so the page is refused (409 slug_taken)', async () => {
+    // The two makers used to differ here: the term `node-js`, the page `nodejs`, and both were accepted.
+    for (const name of ['Node.js', 'Ａ.Ｂ 테스트', '0F8FAD5B-D9CB-469F-A165-70867728950E']) {
+      const term = await createTerm({ name })
+      expect(term.slug).toBe(slugFromName(name))
+      const res = await create({ title: name, content: 'x' })
+      expect(res.status, name).toBe(409)
+      expect(await errorCode(res)).toBe('slug_taken')
+    }
+    expect(await em().execute('select count(*)::int as n from wiki_pages')).toEqual([{ n: 0 }])
   })
 
   it('are generated on create, with a suffix when another page has the slug', async () => {
@@ -226,30 +243,32 @@ describe('PATCH /wiki/{slug}', () => {
     expect((await call('/wiki/history/revisions/9', { headers: viewer.sessionHeaders })).status).toBe(404)
   })
 
-  it('queues a published page with its latest revision and removes it on draft and archive', async () => {
+  it('queues a published page with its latest revision and sends it out of search on draft and archive', async () => {
     const page = await createOk({ title: 'Lifecycle', content: 'v1' })
-    expect(await queueRows('wiki', page.id)).toEqual([])
+    const queue = async () => (await queueRows('wiki', page.id)).map((r) => [r.revision, r.action, r.status])
+    expect(await queue()).toEqual([])
     const published = await updateOk('lifecycle', { status: 'published' })
     expect(published.official).toBe(true)
-    expect((await queueRows('wiki', page.id)).map((r) => [r.revision, r.status])).toEqual([[2, 'queued']])
+    expect(await queue()).toEqual([[2, 'index', 'queued']])
     await updateOk('lifecycle', { content: 'v2' })
-    expect((await queueRows('wiki', page.id)).map((r) => [r.revision, r.status])).toEqual([[3, 'queued']])
+    expect(await queue()).toEqual([[3, 'index', 'queued']])
+    // Leaving published turns the queued work into its removal (leaveSearch), at the new revision.
     const draft = await updateOk('lifecycle', { status: 'draft' })
     expect(draft.official).toBe(false)
-    expect(await queueRows('wiki', page.id)).toEqual([])
-    // A draft edit queues nothing.
+    expect(await queue()).toEqual([[4, 'remove', 'queued']])
+    // A draft edit queues nothing: the page is not in search.
     await updateOk('lifecycle', { content: 'v3' })
-    expect(await queueRows('wiki', page.id)).toEqual([])
+    expect(await queue()).toEqual([[4, 'remove', 'queued']])
     await updateOk('lifecycle', { status: 'published' })
-    expect((await queueRows('wiki', page.id)).map((r) => r.revision)).toEqual([6])
-    // A failed attempt is removed as well when the page is archived.
+    expect(await queue()).toEqual([[6, 'index', 'queued']])
+    // A failed attempt is dropped when the page is archived: a retry must never bring it back.
     await em().execute(`update rag_index_queue set status = 'failed' where source_id = ?`, [page.id])
     await updateOk('lifecycle', { status: 'archived' })
-    expect(await queueRows('wiki', page.id)).toEqual([])
+    expect(await queue()).toEqual([[7, 'remove', 'queued']])
     // Archived pages can come back.
     const back = await updateOk('lifecycle', { status: 'published' })
     expect(back.status).toBe('published')
-    expect((await queueRows('wiki', page.id)).map((r) => r.revision)).toEqual([8])
+    expect(await queue()).toEqual([[8, 'index', 'queued']])
   })
 
   it('refuses an edit based on an old revision (409 revision_conflict)', async () => {

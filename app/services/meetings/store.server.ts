@@ -1,0 +1,183 @@
+import type { EntityManager } from '@mikro-orm/postgresql'
+import { containsPattern, iso, isoOrNull, pagedTotal, personRef, textArray, type PersonRef } from '#db/sql.ts'
+import type { MeetingStatus } from '#domain/content.ts'
+
+/**
+ * The data access of meeting records: every SQL statement on `meetings` and the row mapper of its DTOs.
+ * The rules (read-only text, who archives, search side effects) are in meetings.server.ts.
+ */
+
+export type PersonDto = PersonRef
+
+interface MeetingFields {
+  id: string
+  title: string
+  meetingDate: string
+  source: string | null
+  team: string | null
+  domain: string[]
+  status: MeetingStatus
+  revision: number
+  contentLength: number
+  createdBy: PersonDto | null
+  createdAt: string
+  archivedAt: string | null
+  archivedBy: PersonDto | null
+}
+
+export interface MeetingDto extends MeetingFields {
+  content: string
+}
+
+export interface MeetingListItemDto extends MeetingFields {
+  excerpt: string
+}
+
+interface MeetingRow {
+  id: string
+  title: string
+  meeting_date: Date | string
+  source: string | null
+  team: string | null
+  domain: string[]
+  status: MeetingStatus
+  revision: number
+  content_length: number
+  created_by_id: string | null
+  created_by_name: string | null
+  created_at: Date | string
+  archived_at: Date | string | null
+  archived_by_id: string | null
+  archived_by_name: string | null
+  content?: string
+  excerpt?: string
+}
+
+/** A list item shows the first 200 characters of the text. */
+const EXCERPT = 200
+
+const SELECT = (body: 'content' | 'excerpt') => `
+  select m.id, m.title, m.meeting_date, m.source, m.team, m.domain, m.status, m.revision,
+         char_length(m.content) as content_length,
+         ${body === 'content' ? 'm.content' : `left(m.content, ${EXCERPT}) as excerpt`},
+         m.created_by_id, cu.name as created_by_name, m.created_at, m.archived_at,
+         m.archived_by_id, au.name as archived_by_name
+    from meetings m
+    left join users cu on cu.id = m.created_by_id
+    left join users au on au.id = m.archived_by_id`
+
+function fields(row: MeetingRow): MeetingFields {
+  return {
+    id: row.id,
+    title: row.title,
+    meetingDate: iso(row.meeting_date),
+    source: row.source,
+    team: row.team,
+    domain: row.domain ?? [],
+    status: row.status,
+    revision: row.revision,
+    contentLength: Number(row.content_length),
+    createdBy: personRef(row.created_by_id, row.created_by_name),
+    createdAt: iso(row.created_at),
+    archivedAt: isoOrNull(row.archived_at),
+    archivedBy: personRef(row.archived_by_id, row.archived_by_name),
+  }
+}
+
+/** One record with its text, or undefined. `id` must be a UUID (the service checks). */
+export async function selectMeeting(manager: EntityManager, id: string): Promise<MeetingDto | undefined> {
+  const rows = await manager.execute<MeetingRow[]>(`${SELECT('content')} where m.id = ?`, [id])
+  const row = rows[0]
+  return row && { ...fields(row), content: row.content ?? '' }
+}
+
+export async function insertMeeting(
+  tx: EntityManager,
+  id: string,
+  record: {
+    title: string
+    meetingDate: Date
+    source: string | null
+    team: string | null
+    domain: string[]
+    content: string
+  },
+  actorId: string,
+): Promise<void> {
+  await tx.execute(
+    `insert into meetings (id, title, meeting_date, source, team, domain, content, status, revision,
+                           created_by_id, created_at, updated_at)
+     values (?, ?, ?, ?, ?, ?::text[], ?, 'active', 1, ?, now(), now())`,
+    [
+      id,
+      record.title,
+      record.meetingDate.toISOString(),
+      record.source,
+      record.team,
+      textArray(record.domain),
+      record.content,
+      actorId,
+    ],
+    'run',
+  )
+}
+
+/** Marks an active record archived (an archived one is left as it is). */
+export async function markArchived(tx: EntityManager, id: string, actorId: string): Promise<void> {
+  await tx.execute(
+    `update meetings set status = 'archived', archived_at = now(), archived_by_id = ?, updated_at = now()
+      where id = ? and status = 'active'`,
+    [actorId, id],
+    'run',
+  )
+}
+
+export interface MeetingPageQuery {
+  status: MeetingStatus
+  q?: string
+  team?: string
+  domains: string[]
+  from?: Date
+  to?: Date
+  limit: number
+  offset: number
+}
+
+/** A page of list items, latest meeting first, and the total. `from`/`to` are both inclusive. */
+export async function selectMeetingPage(
+  manager: EntityManager,
+  query: MeetingPageQuery,
+): Promise<{ items: MeetingListItemDto[]; total: number }> {
+  const where = ['m.status = ?']
+  const params: unknown[] = [query.status]
+  if (query.q) {
+    const pattern = containsPattern(query.q)
+    where.push('(m.title ilike ? or m.content ilike ?)')
+    params.push(pattern, pattern)
+  }
+  if (query.team) {
+    where.push('m.team = ?')
+    params.push(query.team)
+  }
+  if (query.domains.length) {
+    where.push('m.domain && ?::text[]')
+    params.push(textArray(query.domains))
+  }
+  if (query.from) {
+    where.push('m.meeting_date >= ?')
+    params.push(query.from.toISOString())
+  }
+  if (query.to) {
+    where.push('m.meeting_date <= ?')
+    params.push(query.to.toISOString())
+  }
+  const rows = await manager.execute<(MeetingRow & { total: string | number })[]>(
+    `select x.*, count(*) over () as total from (${SELECT('excerpt')} where ${where.join(' and ')}) x
+      order by x.meeting_date desc, x.id limit ? offset ?`,
+    [...params, query.limit, query.offset],
+  )
+  const total = await pagedTotal(rows, query.offset, () =>
+    manager.execute(`select count(*) as n from meetings m where ${where.join(' and ')}`, params),
+  )
+  return { items: rows.map((row) => ({ ...fields(row), excerpt: row.excerpt ?? '' })), total }
+}

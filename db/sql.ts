@@ -1,0 +1,80 @@
+/**
+ * Small helpers every data-access module shares: how values travel into raw SQL (array literals, LIKE
+ * patterns, JSON parameters, batches) and how common column types come back (timestamps, jsonb, a joined
+ * user). They live in db/ because they know only SQL and the driver, nothing of the services' rules, so the
+ * area stores (`app/services/<area>/store.server.ts`), the worker (`pipeline/`) and offline sync (`sync/`)
+ * all import them from the same place. Decision 006: raw SQL, identical on PGlite and PostgreSQL.
+ */
+
+/** A timestamp column as ISO 8601 (node-postgres returns `Date`, some drivers text). */
+export function iso(value: Date | string): string {
+  return (value instanceof Date ? value : new Date(value)).toISOString()
+}
+
+/** `iso` for a nullable timestamp column. */
+export function isoOrNull(value: Date | string | null): string | null {
+  return value === null ? null : iso(value)
+}
+
+/** A `text[]` literal for `?::text[]`, every element quoted, so any string is safe (commas, braces, quotes). */
+export function textArray(values: readonly string[]): string {
+  return `{${values.map((v) => `"${v.replace(/["\\]/g, (c) => `\\${c}`)}"`).join(',')}}`
+}
+
+/** A `uuid[]` literal for `?::uuid[]` (ids are UUIDs: no character in them needs quoting). */
+export function uuidArray(ids: readonly string[]): string {
+  return `{${ids.join(',')}}`
+}
+
+/** Escapes LIKE wildcards with `\` (PostgreSQL's default escape character for LIKE and ILIKE). */
+export function likeEscape(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`)
+}
+
+/** A LIKE pattern that matches `text` anywhere, wildcards in `text` taken literally. */
+export function containsPattern(text: string): string {
+  return `%${likeEscape(text)}%`
+}
+
+/** jsonb comes back parsed from node-postgres and as text from some drivers; accept both. */
+export function parseJson<T>(value: unknown): T {
+  return (typeof value === 'string' ? JSON.parse(value) : value) as T
+}
+
+/**
+ * Rows per set-based statement: one JSON parameter (`jsonb_to_recordset`) carries a batch, so no statement
+ * nears the bind-parameter limit, and a batch stays small enough to keep a transaction's memory flat.
+ */
+export const SQL_BATCH = 2000
+
+/** `items` in consecutive slices of at most `size`. */
+export function batches<T>(items: readonly T[], size = SQL_BATCH): T[][] {
+  const out: T[][] = []
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
+  return out
+}
+
+/** A user shown next to a record (author, reviewer…), from a `left join users` id and name. */
+export interface PersonRef {
+  id: string
+  name: string
+}
+
+/** The joined user, or null when the record has none (or the account was deleted: `on delete set null`). */
+export function personRef(id: string | null, name: string | null): PersonRef | null {
+  return id ? { id, name: name ?? '' } : null
+}
+
+/**
+ * The total of a paged list read with `count(*) over () as total`: the first row carries it. A page past the
+ * end has no row to carry it, so `countAll` then counts once more.
+ */
+export async function pagedTotal(
+  rows: readonly { total: string | number }[],
+  offset: number,
+  countAll: () => Promise<{ n: string | number }[]>,
+): Promise<number> {
+  if (rows.length) return Number(rows[0]!.total)
+  if (offset === 0) return 0
+  return Number((await countAll())[0]?.n ?? 0)
+}
