@@ -179,7 +179,7 @@ async function explain(hubTermId: string): Promise<void> {
     const plan = await em().execute<{ 'QUERY PLAN': string }[]>(`explain analyze ${sql}`)
     console.log(plan.map((r) => `  ${r['QUERY PLAN']}`).join('\n'))
   }
-  const { loadRelationDtos } = await import('../app/services/relations/read.server.ts')
+  const { loadRelationDtos } = await import('../app/services/relations/store.server.ts')
   const ids = (
     await em().execute<{ id: string }[]>('select id from relations order by updated_at desc limit 20')
   ).map((r) => r.id)

@@ -1,4 +1,3 @@
-import crypto from 'node:crypto'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { AppError, validationError, type Problem } from '#app/lib/errors.server.ts'
 import type {
@@ -7,8 +6,18 @@ import type {
   ReverseRelationInput,
 } from '#app/schemas/relations.ts'
 import { em } from '#db/orm.ts'
-import type { RelationStatus, RelationType } from '#domain/content.ts'
+import { isUuid } from '#domain/ids.ts'
 import { hasRole, type Role } from '#domain/identity.ts'
+import {
+  findDuplicate,
+  insertRelation,
+  selectRelationHead,
+  selectTermHeads,
+  updateIfVersion,
+  type RelationChange,
+  type RelationHead,
+  type RelationTermHead,
+} from './store.server.ts'
 
 /**
  * Writing relations: propose, review (approve / reject), edit, and "wrong direction" (reject and propose the
@@ -28,21 +37,7 @@ export interface RelationActor {
   role: Role
 }
 
-interface TermHead {
-  id: string
-  revision: number
-  status: string
-}
-
-async function loadTermHeads(tx: EntityManager, ids: readonly string[]): Promise<Map<string, TermHead>> {
-  const rows = await tx.execute<TermHead[]>(
-    'select id, revision, status from terms where id = any(?::uuid[]) and deleted_at is null',
-    [`{${ids.join(',')}}`],
-  )
-  return new Map(rows.map((r) => [r.id, r]))
-}
-
-function requireTerm(heads: Map<string, TermHead>, id: string, field: string): TermHead {
+function requireTerm(heads: Map<string, RelationTermHead>, id: string, field: string): RelationTermHead {
   const head = heads.get(id)
   if (!head) {
     throw new AppError('not_found', `No term ${id}.`, {
@@ -63,8 +58,8 @@ function requireTerm(heads: Map<string, TermHead>, id: string, field: string): T
 
 /** The recorded revisions must exist: 1 up to the term's current revision. */
 function revisionProblems(
-  source: TermHead,
-  target: TermHead,
+  source: RelationTermHead,
+  target: RelationTermHead,
   sourceRevision: number,
   targetRevision: number,
 ): Problem[] {
@@ -94,66 +89,21 @@ function duplicate(existingId: string | undefined): AppError {
   )
 }
 
-async function findDuplicate(
-  tx: EntityManager,
-  sourceTermId: string,
-  targetTermId: string,
-  relationType: RelationType,
-  exceptId: string | null,
-): Promise<string | undefined> {
-  const rows = await tx.execute<{ id: string }[]>(
-    `select id from relations where source_term_id = ? and target_term_id = ? and relation_type = ?
-       and (?::uuid is null or id <> ?::uuid)`,
-    [sourceTermId, targetTermId, relationType, exceptId, exceptId],
-  )
-  return rows[0]?.id
-}
-
 function isUniqueViolation(error: unknown): boolean {
   return (error as { name?: string } | null)?.name === 'UniqueConstraintViolationException'
 }
 
-async function insertRelation(
-  tx: EntityManager,
-  row: {
-    sourceTermId: string
-    targetTermId: string
-    relationType: RelationType
-    evidenceMd: string
-    sourceRevision: number
-    targetRevision: number
-    proposedById: string
-    reversedFromId: string | null
-  },
-): Promise<string> {
-  const existing = await findDuplicate(tx, row.sourceTermId, row.targetTermId, row.relationType, null)
+/** Inserts a proposed relation unless the same (source, target, type) exists: 409 `duplicate_relation`. */
+async function insertUnique(tx: EntityManager, row: Parameters<typeof insertRelation>[1]): Promise<string> {
+  const existing = await findDuplicate(tx, row, null)
   if (existing) throw duplicate(existing)
-  const id = crypto.randomUUID()
   try {
-    await tx.execute(
-      `insert into relations (id, source_term_id, target_term_id, relation_type, evidence_md, source_revision,
-                              target_revision, status, version, proposed_by_id, reversed_from_id, created_at, updated_at)
-       values (?, ?, ?, ?, ?, ?, ?, 'proposed', ?, ?, ?, now(), now())`,
-      [
-        id,
-        row.sourceTermId,
-        row.targetTermId,
-        row.relationType,
-        row.evidenceMd,
-        row.sourceRevision,
-        row.targetRevision,
-        crypto.randomUUID(),
-        row.proposedById,
-        row.reversedFromId,
-      ],
-      'run',
-    )
+    return await insertRelation(tx, row)
   } catch (error) {
     // Two proposals of the same relation racing on a multi-connection Postgres: the constraint decides.
     if (isUniqueViolation(error)) throw duplicate(undefined)
     throw error
   }
-  return id
 }
 
 /** Proposes a relation (status `proposed`); returns its id. */
@@ -163,12 +113,12 @@ export async function proposeRelation(options: {
 }): Promise<{ id: string }> {
   const { input } = options
   return em().transactional(async (tx) => {
-    const heads = await loadTermHeads(tx, [input.sourceTermId, input.targetTermId])
+    const heads = await selectTermHeads(tx, [input.sourceTermId, input.targetTermId])
     const source = requireTerm(heads, input.sourceTermId, 'sourceTermId')
     const target = requireTerm(heads, input.targetTermId, 'targetTermId')
     const problems = revisionProblems(source, target, input.sourceRevision, input.targetRevision)
     if (problems.length) throw validationError(problems)
-    const id = await insertRelation(tx, {
+    const id = await insertUnique(tx, {
       ...input,
       sourceTermId: source.id,
       targetTermId: target.id,
@@ -179,27 +129,8 @@ export async function proposeRelation(options: {
   })
 }
 
-interface RelationHead {
-  id: string
-  source_term_id: string
-  target_term_id: string
-  relation_type: RelationType
-  evidence_md: string
-  status: RelationStatus
-  version: string
-  source_revision: number
-  target_revision: number
-  proposed_by_id: string | null
-}
-
 async function loadRelationHead(tx: EntityManager, id: string): Promise<RelationHead> {
-  const rows = await tx.execute<RelationHead[]>(
-    `select id, source_term_id, target_term_id, relation_type, evidence_md, status, version::text as version,
-            source_revision, target_revision, proposed_by_id
-       from relations where id = ?`,
-    [id],
-  )
-  const head = rows[0]
+  const head = await selectRelationHead(tx, id)
   if (!head) throw new AppError('not_found', `No relation ${id}.`)
   return head
 }
@@ -228,26 +159,15 @@ function assertMay(head: RelationHead, actor: RelationActor, action: 'review' | 
   )
 }
 
-/**
- * The conditional UPDATE every change goes through: it succeeds only while the row still has the version
- * the caller read, and writes a new one. A second caller with the same version updates nothing → 409.
- */
-async function updateIfVersion(
+/** Applies a change while the relation still has `version`; else 409 `operation_conflict`. */
+async function changeIfVersion(
   tx: EntityManager,
   id: string,
   version: string,
-  set: string,
-  params: unknown[],
+  change: RelationChange,
 ): Promise<void> {
-  const rows = await tx.execute<{ id: string }[]>(
-    `update relations set ${set}, version = ?, updated_at = clock_timestamp()
-      where id = ? and version = ?::uuid returning id`,
-    [...params, crypto.randomUUID(), id, version],
-  )
-  if (rows.length === 0) throw operationConflict()
+  if (!(await updateIfVersion(tx, id, version, change))) throw operationConflict()
 }
-
-const VALID_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /**
  * Approves, rejects or edits a relation (spec: PATCH /relations/{id}). The version check comes first after the role (a relation changed by someone else is a
@@ -262,7 +182,7 @@ export async function patchRelation(options: {
   return em().transactional(async (tx) => {
     const head = await loadRelationHead(tx, options.id)
     assertMay(head, actor, input.action === 'edit' ? 'edit' : 'review')
-    if (!VALID_UUID.test(input.version)) throw operationConflict()
+    if (!isUuid(input.version)) throw operationConflict()
     assertVersion(head, input.version)
 
     if (input.action === 'approved') {
@@ -275,7 +195,7 @@ export async function patchRelation(options: {
           },
         )
       }
-      const heads = await loadTermHeads(tx, [head.source_term_id, head.target_term_id])
+      const heads = await selectTermHeads(tx, [head.source_term_id, head.target_term_id])
       const source = requireTerm(heads, head.source_term_id, 'sourceTermId')
       const target = requireTerm(heads, head.target_term_id, 'targetTermId')
       if (source.revision !== head.source_revision || target.revision !== head.target_revision) {
@@ -292,13 +212,11 @@ export async function patchRelation(options: {
           },
         )
       }
-      await updateIfVersion(
-        tx,
-        head.id,
-        input.version,
-        `status = 'approved', reviewed_by_id = ?, reviewed_at = now()`,
-        [actor.id],
-      )
+      await changeIfVersion(tx, head.id, input.version, {
+        kind: 'review',
+        status: 'approved',
+        reviewerId: actor.id,
+      })
       return { id: head.id }
     }
 
@@ -308,39 +226,39 @@ export async function patchRelation(options: {
           details: { status: head.status },
         })
       }
-      await updateIfVersion(
-        tx,
-        head.id,
-        input.version,
-        `status = 'rejected', reviewed_by_id = ?, reviewed_at = now()`,
-        [actor.id],
-      )
+      await changeIfVersion(tx, head.id, input.version, {
+        kind: 'review',
+        status: 'rejected',
+        reviewerId: actor.id,
+      })
       return { id: head.id }
     }
 
     // edit: back to proposed with a new type, evidence and revisions; the two terms never change.
-    const heads = await loadTermHeads(tx, [head.source_term_id, head.target_term_id])
+    const heads = await selectTermHeads(tx, [head.source_term_id, head.target_term_id])
     const source = requireTerm(heads, head.source_term_id, 'sourceTermId')
     const target = requireTerm(heads, head.target_term_id, 'targetTermId')
     const problems = revisionProblems(source, target, input.sourceRevision, input.targetRevision)
     if (problems.length) throw validationError(problems)
     const existing = await findDuplicate(
       tx,
-      head.source_term_id,
-      head.target_term_id,
-      input.relationType,
+      {
+        sourceTermId: head.source_term_id,
+        targetTermId: head.target_term_id,
+        relationType: input.relationType,
+      },
       head.id,
     )
     if (existing) throw duplicate(existing)
     try {
-      await updateIfVersion(
-        tx,
-        head.id,
-        input.version,
-        `status = 'proposed', relation_type = ?, evidence_md = ?, source_revision = ?, target_revision = ?,
-         edited_by_id = ?, edited_at = now()`,
-        [input.relationType, input.evidenceMd, input.sourceRevision, input.targetRevision, actor.id],
-      )
+      await changeIfVersion(tx, head.id, input.version, {
+        kind: 'edit',
+        relationType: input.relationType,
+        evidenceMd: input.evidenceMd,
+        sourceRevision: input.sourceRevision,
+        targetRevision: input.targetRevision,
+        editorId: actor.id,
+      })
     } catch (error) {
       if (isUniqueViolation(error)) throw duplicate(undefined)
       throw error
@@ -363,19 +281,17 @@ export async function reverseRelation(options: {
   return em().transactional(async (tx) => {
     const head = await loadRelationHead(tx, options.id)
     assertMay(head, actor, 'edit')
-    if (!VALID_UUID.test(input.version)) throw operationConflict()
+    if (!isUuid(input.version)) throw operationConflict()
     assertVersion(head, input.version)
-    const heads = await loadTermHeads(tx, [head.source_term_id, head.target_term_id])
+    const heads = await selectTermHeads(tx, [head.source_term_id, head.target_term_id])
     const newSource = requireTerm(heads, head.target_term_id, 'targetTermId')
     const newTarget = requireTerm(heads, head.source_term_id, 'sourceTermId')
-    await updateIfVersion(
-      tx,
-      head.id,
-      input.version,
-      `status = 'rejected', reviewed_by_id = ?, reviewed_at = now()`,
-      [actor.id],
-    )
-    const id = await insertRelation(tx, {
+    await changeIfVersion(tx, head.id, input.version, {
+      kind: 'review',
+      status: 'rejected',
+      reviewerId: actor.id,
+    })
+    const id = await insertUnique(tx, {
       sourceTermId: newSource.id,
       targetTermId: newTarget.id,
       relationType: input.relationType ?? head.relation_type,

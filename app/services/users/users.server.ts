@@ -4,6 +4,7 @@ import { sql } from '@mikro-orm/core'
 import { AppError } from '#app/lib/errors.server.ts'
 import { User } from '#db/entities/user.entity.ts'
 import { em } from '#db/orm.ts'
+import { containsPattern } from '#db/sql.ts'
 import { recordAudit, type AuditActor, type ClientInfo } from '#app/services/audit/audit.server.ts'
 import { lockAdmins } from '#app/services/auth/locks.server.ts'
 import type { AuthType, Role } from '#domain/identity.ts'
@@ -90,7 +91,7 @@ export async function listUsers(query: {
   if (query.role) where.role = query.role
   if (query.authType) where.authType = query.authType
   if (query.q) {
-    const pattern = `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+    const pattern = containsPattern(query.q)
     where.$or = [{ email: { $ilike: pattern } }, { name: { $ilike: pattern } }]
   }
   const [rows, total] = await em().findAndCount(User, where, {

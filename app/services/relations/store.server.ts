@@ -1,0 +1,381 @@
+import crypto from 'node:crypto'
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { ListRelationsQuery } from '#app/schemas/relations.ts'
+import { renderMarkdown } from '#app/services/markdown/render.server.ts'
+import { iso, isoOrNull, likeEscape, personRef, uuidArray, type PersonRef } from '#db/sql.ts'
+import { isUuid } from '#domain/ids.ts'
+import type { RelationStatus, RelationType } from '#domain/content.ts'
+
+/**
+ * The data access of relations: every SQL statement on `relations` (and the term rows a relation reads),
+ * with the row mapper of its DTO. The rules (who may do what, transitions, conflicts) are in
+ * read.server.ts and write.server.ts.
+ */
+
+export interface RelationTermDto {
+  id: string
+  slug: string
+  name: string
+  status: string
+  revision: number
+  definition: string
+}
+
+export type PersonDto = PersonRef
+
+export interface RelationDto {
+  id: string
+  sourceTermId: string
+  targetTermId: string
+  relationType: RelationType
+  evidenceMd: string
+  evidenceHtml: string
+  sourceRevision: number
+  targetRevision: number
+  status: RelationStatus
+  official: boolean
+  stale: boolean
+  version: string
+  source: RelationTermDto
+  target: RelationTermDto
+  proposedBy: PersonDto | null
+  lastReviewedBy: PersonDto | null
+  lastReviewedAt: string | null
+  lastEditedBy: PersonDto | null
+  lastEditedAt: string | null
+  reversedFromId: string | null
+  createdAt: string
+  updatedAt: string
+}
+
+interface RelationRow {
+  id: string
+  source_term_id: string
+  target_term_id: string
+  relation_type: RelationType
+  evidence_md: string
+  source_revision: number
+  target_revision: number
+  status: RelationStatus
+  version: string
+  reversed_from_id: string | null
+  created_at: Date | string
+  updated_at: Date | string
+  reviewed_at: Date | string | null
+  edited_at: Date | string | null
+  proposed_by_id: string | null
+  proposed_by_name: string | null
+  reviewed_by_id: string | null
+  reviewed_by_name: string | null
+  edited_by_id: string | null
+  edited_by_name: string | null
+  s_slug: string
+  s_name: string
+  s_status: string
+  s_revision: number
+  s_definition: string | null
+  t_slug: string
+  t_name: string
+  t_status: string
+  t_revision: number
+  t_definition: string | null
+}
+
+const RELATION_SELECT = `
+  select r.id, r.source_term_id, r.target_term_id, r.relation_type, r.evidence_md, r.source_revision,
+         r.target_revision, r.status, r.version::text as version, r.reversed_from_id, r.created_at, r.updated_at,
+         r.reviewed_at, r.edited_at,
+         r.proposed_by_id, pu.name as proposed_by_name,
+         r.reviewed_by_id, ru.name as reviewed_by_name,
+         r.edited_by_id, eu.name as edited_by_name,
+         s.slug as s_slug, s.name as s_name, s.status as s_status, s.revision as s_revision,
+         sr.content ->> 'definition' as s_definition,
+         t.slug as t_slug, t.name as t_name, t.status as t_status, t.revision as t_revision,
+         tr.content ->> 'definition' as t_definition
+    from relations r
+    join terms s on s.id = r.source_term_id
+    join terms t on t.id = r.target_term_id
+    left join term_revisions sr on sr.term_id = s.id and sr.revision = s.revision
+    left join term_revisions tr on tr.term_id = t.id and tr.revision = t.revision
+    left join users pu on pu.id = r.proposed_by_id
+    left join users ru on ru.id = r.reviewed_by_id
+    left join users eu on eu.id = r.edited_by_id`
+
+function toDto(row: RelationRow): RelationDto {
+  return {
+    id: row.id,
+    sourceTermId: row.source_term_id,
+    targetTermId: row.target_term_id,
+    relationType: row.relation_type,
+    evidenceMd: row.evidence_md,
+    evidenceHtml: renderMarkdown(row.evidence_md),
+    sourceRevision: row.source_revision,
+    targetRevision: row.target_revision,
+    status: row.status,
+    official: row.status === 'approved',
+    stale: row.source_revision !== row.s_revision || row.target_revision !== row.t_revision,
+    version: row.version,
+    source: {
+      id: row.source_term_id,
+      slug: row.s_slug,
+      name: row.s_name,
+      status: row.s_status,
+      revision: row.s_revision,
+      definition: row.s_definition ?? '',
+    },
+    target: {
+      id: row.target_term_id,
+      slug: row.t_slug,
+      name: row.t_name,
+      status: row.t_status,
+      revision: row.t_revision,
+      definition: row.t_definition ?? '',
+    },
+    proposedBy: personRef(row.proposed_by_id, row.proposed_by_name),
+    lastReviewedBy: personRef(row.reviewed_by_id, row.reviewed_by_name),
+    lastReviewedAt: isoOrNull(row.reviewed_at),
+    lastEditedBy: personRef(row.edited_by_id, row.edited_by_name),
+    lastEditedAt: isoOrNull(row.edited_at),
+    reversedFromId: row.reversed_from_id,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  }
+}
+
+/** Relation DTOs for ids, in the order given (unknown ids are left out). */
+export async function loadRelationDtos(
+  manager: EntityManager,
+  ids: readonly string[],
+): Promise<RelationDto[]> {
+  ids = ids.filter(isUuid) // an impossible id is no row, not a database error
+  if (ids.length === 0) return []
+  const rows = await manager.execute<RelationRow[]>(`${RELATION_SELECT} where r.id = any(?::uuid[])`, [
+    uuidArray(ids),
+  ])
+  const byId = new Map(rows.map((row) => [row.id, toDto(row)]))
+  return ids.map((id) => byId.get(id)).filter((dto): dto is RelationDto => !!dto)
+}
+
+/** A page of relation ids, most recently changed first, and the total. */
+export async function selectRelationPage(
+  manager: EntityManager,
+  query: ListRelationsQuery & { pageSize: number },
+): Promise<{ ids: string[]; total: number }> {
+  // Deleted terms are few: an anti-join against them keeps the common queries on relations' own indexes.
+  const where = [
+    'r.source_term_id not in (select id from terms where deleted_at is not null)',
+    'r.target_term_id not in (select id from terms where deleted_at is not null)',
+  ]
+  const params: unknown[] = []
+  if (query.termId) {
+    where.push('(r.source_term_id = ? or r.target_term_id = ?)')
+    params.push(query.termId, query.termId)
+  }
+  if (query.status) {
+    where.push('r.status = ?')
+    params.push(query.status)
+  }
+  if (query.type) {
+    where.push('r.relation_type = ?')
+    params.push(query.type)
+  }
+  let joins = ''
+  if (query.stale !== undefined) {
+    joins = 'join terms s on s.id = r.source_term_id join terms t on t.id = r.target_term_id'
+    const stale = '(r.source_revision <> s.revision or r.target_revision <> t.revision)'
+    where.push(query.stale ? stale : `not ${stale}`)
+  }
+  const from = `from relations r ${joins} where ${where.join(' and ')}`
+  const offset = (query.page - 1) * query.pageSize
+  const rows = await manager.execute<{ id: string }[]>(
+    `select r.id ${from} order by r.updated_at desc, r.id limit ? offset ?`,
+    [...params, query.pageSize, offset],
+  )
+  const count = await manager.execute<{ n: string | number }[]>(`select count(*) as n ${from}`, params)
+  const total = Number(count[0]?.n ?? 0)
+  return { ids: rows.map((r) => r.id), total }
+}
+
+/**
+ * Live, unmerged terms whose name or any notation contains the folded key, exact and prefix matches first,
+ * with their current revision and its definition, and the number of matches.
+ */
+export async function selectRelationTermCandidates(
+  manager: EntityManager,
+  query: { folded: string; limit: number },
+): Promise<{ items: RelationTermDto[]; total: number }> {
+  const where = ["t.deleted_at is null and t.status <> 'merged'"]
+  const params: unknown[] = []
+  let rank = '0'
+  const rankParams: unknown[] = []
+  if (query.folded) {
+    const escaped = likeEscape(query.folded)
+    where.push('t.search_text like ?')
+    params.push(`%${escaped}%`)
+    rank = 'case when t.search_text like ? then 0 when t.search_text like ? then 1 else 2 end'
+    rankParams.push(`%\u0001${escaped}\u0001%`, `%\u0001${escaped}%`)
+  }
+  const rows = await manager.execute<
+    {
+      id: string
+      slug: string
+      name: string
+      status: string
+      revision: number
+      definition: string | null
+      total: string | number
+    }[]
+  >(
+    `select c.id, c.slug, c.name, c.status, c.revision, r.content ->> 'definition' as definition, c.total
+       from (select t.id, t.slug, t.name, t.status, t.revision, count(*) over () as total, ${rank} as rank
+               from terms t where ${where.join(' and ')}
+              order by 7, lower(t.name), t.id limit ?) c
+       left join term_revisions r on r.term_id = c.id and r.revision = c.revision
+      order by c.rank, lower(c.name), c.id`,
+    [...rankParams, ...params, query.limit],
+  )
+  const total = rows.length ? Number(rows[0]!.total) : 0
+  const items = rows.map(({ total: _total, definition, ...row }) => ({
+    ...row,
+    definition: definition ?? '',
+  }))
+  return { items, total }
+}
+
+// ── Writes ──────────────────────────────────────────────────────────────────────────────────────────────
+
+/** What a write needs of a term: it exists (not deleted), its current revision and status. */
+export interface RelationTermHead {
+  id: string
+  revision: number
+  status: string
+}
+
+export async function selectTermHeads(
+  tx: EntityManager,
+  ids: readonly string[],
+): Promise<Map<string, RelationTermHead>> {
+  const rows = await tx.execute<RelationTermHead[]>(
+    'select id, revision, status from terms where id = any(?::uuid[]) and deleted_at is null',
+    [uuidArray(ids)],
+  )
+  return new Map(rows.map((r) => [r.id, r]))
+}
+
+/** The relation with the same source, target and type, other than `exceptId`. */
+export async function findDuplicate(
+  tx: EntityManager,
+  key: { sourceTermId: string; targetTermId: string; relationType: RelationType },
+  exceptId: string | null,
+): Promise<string | undefined> {
+  const rows = await tx.execute<{ id: string }[]>(
+    `select id from relations where source_term_id = ? and target_term_id = ? and relation_type = ?
+       and (?::uuid is null or id <> ?::uuid)`,
+    [key.sourceTermId, key.targetTermId, key.relationType, exceptId, exceptId],
+  )
+  return rows[0]?.id
+}
+
+/** A relation row as a write checks it. */
+export interface RelationHead {
+  id: string
+  source_term_id: string
+  target_term_id: string
+  relation_type: RelationType
+  evidence_md: string
+  status: RelationStatus
+  version: string
+  source_revision: number
+  target_revision: number
+  proposed_by_id: string | null
+}
+
+export async function selectRelationHead(tx: EntityManager, id: string): Promise<RelationHead | undefined> {
+  const rows = await tx.execute<RelationHead[]>(
+    `select id, source_term_id, target_term_id, relation_type, evidence_md, status, version::text as version,
+            source_revision, target_revision, proposed_by_id
+       from relations where id = ?`,
+    [id],
+  )
+  return rows[0]
+}
+
+/** Inserts a `proposed` relation with a fresh version; returns its id. */
+export async function insertRelation(
+  tx: EntityManager,
+  row: {
+    sourceTermId: string
+    targetTermId: string
+    relationType: RelationType
+    evidenceMd: string
+    sourceRevision: number
+    targetRevision: number
+    proposedById: string
+    reversedFromId: string | null
+  },
+): Promise<string> {
+  const id = crypto.randomUUID()
+  await tx.execute(
+    `insert into relations (id, source_term_id, target_term_id, relation_type, evidence_md, source_revision,
+                            target_revision, status, version, proposed_by_id, reversed_from_id, created_at, updated_at)
+     values (?, ?, ?, ?, ?, ?, ?, 'proposed', ?, ?, ?, now(), now())`,
+    [
+      id,
+      row.sourceTermId,
+      row.targetTermId,
+      row.relationType,
+      row.evidenceMd,
+      row.sourceRevision,
+      row.targetRevision,
+      crypto.randomUUID(),
+      row.proposedById,
+      row.reversedFromId,
+    ],
+    'run',
+  )
+  return id
+}
+
+/** A change of a relation: a review decision, or an edit that puts it up for review again. */
+export type RelationChange =
+  | { kind: 'review'; status: 'approved' | 'rejected'; reviewerId: string }
+  | {
+      kind: 'edit'
+      relationType: RelationType
+      evidenceMd: string
+      sourceRevision: number
+      targetRevision: number
+      editorId: string
+    }
+
+/**
+ * The conditional UPDATE every change goes through: it applies only while the row still has `version`,
+ * and writes a new one. Returns false when another caller changed the row first.
+ */
+export async function updateIfVersion(
+  tx: EntityManager,
+  id: string,
+  version: string,
+  change: RelationChange,
+): Promise<boolean> {
+  const [set, params] =
+    change.kind === 'review'
+      ? ['status = ?, reviewed_by_id = ?, reviewed_at = now()', [change.status, change.reviewerId]]
+      : [
+          `status = 'proposed', relation_type = ?, evidence_md = ?, source_revision = ?, target_revision = ?,
+           edited_by_id = ?, edited_at = now()`,
+          [
+            change.relationType,
+            change.evidenceMd,
+            change.sourceRevision,
+            change.targetRevision,
+            change.editorId,
+          ],
+        ]
+  const rows = await tx.execute<{ id: string }[]>(
+    `update relations set ${set}, version = ?, updated_at = clock_timestamp()
+      where id = ? and version = ?::uuid returning id`,
+    [...params, crypto.randomUUID(), id, version],
+  )
+  return rows.length > 0
+}
