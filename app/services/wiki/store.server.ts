@@ -205,6 +205,18 @@ export interface WikiSnapshot {
   termSlugs: string[]
 }
 
+/** The page's own fields in the column order every statement below uses: title … status. */
+function fieldValues(snapshot: WikiSnapshot): unknown[] {
+  return [
+    snapshot.title,
+    snapshot.content,
+    snapshot.summary,
+    snapshot.sourceUrl,
+    textArray(snapshot.domain),
+    snapshot.status,
+  ]
+}
+
 export async function insertPage(
   tx: EntityManager,
   id: string,
@@ -215,18 +227,7 @@ export async function insertPage(
     `insert into wiki_pages (id, slug, title, content, summary, source_url, domain, status, revision,
                              created_by_id, updated_by_id, created_at, updated_at)
      values (?, ?, ?, ?, ?, ?, ?::text[], ?, 1, ?, ?, now(), now())`,
-    [
-      id,
-      snapshot.slug,
-      snapshot.title,
-      snapshot.content,
-      snapshot.summary,
-      snapshot.sourceUrl,
-      textArray(snapshot.domain),
-      snapshot.status,
-      actorId,
-      actorId,
-    ],
+    [id, snapshot.slug, ...fieldValues(snapshot), actorId, actorId],
     'run',
   )
 }
@@ -242,17 +243,7 @@ export async function updatePage(
     `update wiki_pages set title = ?, content = ?, summary = ?, source_url = ?, domain = ?::text[], status = ?,
                            revision = ?, updated_by_id = ?, updated_at = clock_timestamp()
       where id = ?`,
-    [
-      snapshot.title,
-      snapshot.content,
-      snapshot.summary,
-      snapshot.sourceUrl,
-      textArray(snapshot.domain),
-      snapshot.status,
-      revision,
-      actorId,
-      id,
-    ],
+    [...fieldValues(snapshot), revision, actorId, id],
     'run',
   )
 }
@@ -288,12 +279,7 @@ export async function insertRevision(
       pageId,
       revision,
       snapshot.slug,
-      snapshot.title,
-      snapshot.content,
-      snapshot.summary,
-      snapshot.sourceUrl,
-      textArray(snapshot.domain),
-      snapshot.status,
+      ...fieldValues(snapshot),
       textArray([...snapshot.termSlugs].sort()),
       author.id,
       author.name.slice(0, 320),
