@@ -1,16 +1,5 @@
-/** What the benchmarks share: a seeded random source (runs are comparable) and percentiles. */
-
-/** mulberry32: a tiny seeded PRNG. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+/** What the benchmarks share: a seeded random source (runs are comparable), percentiles, the environment. */
+export { prng } from '../tests/prng.ts'
 
 /** The p-th percentile (nearest rank) of the values, in any order. */
 export function percentile(values: readonly number[], p: number): number {

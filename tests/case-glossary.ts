@@ -13,17 +13,7 @@
  * list of Korean words, and invented words always hold a `q`, `x` or `z`, acronyms only consonants.
  */
 
-/** mulberry32, as bench/support.ts (tests do not import benchmark code). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+import { prng } from './prng.ts'
 
 export type Kind = 'preferred' | 'deprecated'
 

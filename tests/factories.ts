@@ -89,3 +89,22 @@ export async function createTerm(
     },
   })
 }
+
+/**
+ * A save made by another process, played in SQL: it adds an admitted notation to a term, bumps the glossary
+ * version and stamps the term with it, as every term-writing transaction does, but raises no in-process event.
+ */
+export async function saveInAnotherProcess(termId: string, notation: string): Promise<void> {
+  await em().transactional(async (tx) => {
+    const [{ v }] = await tx.execute<{ v: string }[]>(
+      `update app_setting set value = to_jsonb((value #>> '{}')::bigint + 1) where key = 'glossary.version'
+       returning value #>> '{}' as v`,
+    )
+    await tx.execute(
+      `insert into term_notations (id, term_id, text, normalized, kind, lang, source, position)
+       values (gen_random_uuid(), ?, ?, lower(?), 'admitted', null, 'notation', 9)`,
+      [termId, notation, notation],
+    )
+    await tx.execute('update terms set change_version = ? where id = ?', [Number(v), termId])
+  })
+}

@@ -9,9 +9,9 @@ import { TermEditor } from '#app/components/terms/term-editor.tsx'
 import { fill, termHref } from '#app/components/terms/ui.tsx'
 import { requireUser } from '#app/lib/pages.server.ts'
 import { useT } from '#app/root.tsx'
-import { EDITABLE_TERM_STATUS_VALUES } from '#app/schemas/terms.ts'
 import { ATTACHMENT_MAX_BYTES } from '#app/services/attachments/attachments.server.ts'
 import { listClassification } from '#app/services/terms/classification.server.ts'
+import { EDITABLE_TERM_STATUSES } from '#domain/terms.ts'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.term.name ?? 'Term'} · Edit · Glossary` },
@@ -31,7 +31,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     term,
     domains: domains.items,
     categories: categories.items,
-    statuses: EDITABLE_TERM_STATUS_VALUES,
+    statuses: EDITABLE_TERM_STATUSES,
     maxImageBytes: ATTACHMENT_MAX_BYTES,
   }
 }

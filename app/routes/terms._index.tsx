@@ -14,9 +14,10 @@ import { Pager } from '#app/components/pager.tsx'
 import type { MessageKey } from '#app/lib/i18n.ts'
 import { requireUser } from '#app/lib/pages.server.ts'
 import { useOptionalUser, useT } from '#app/root.tsx'
-import { ListTermsQuerySchema, TERM_STATUS_VALUES } from '#app/schemas/terms.ts'
+import { ListTermsQuerySchema } from '#app/schemas/terms.ts'
 import { listClassification } from '#app/services/terms/classification.server.ts'
 import { listTerms } from '#app/services/terms/read.server.ts'
+import { TERM_STATUSES } from '#domain/terms.ts'
 
 export const meta: MetaFunction = () => [{ title: 'Terms · Glossary' }]
 
@@ -34,7 +35,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     listClassification({ kind: 'domain' }),
     listClassification({ kind: 'category' }),
   ])
-  return { ...list, domains: domains.items, categories: categories.items, statuses: TERM_STATUS_VALUES }
+  return { ...list, domains: domains.items, categories: categories.items, statuses: TERM_STATUSES }
 }
 
 const SEARCH_DELAY_MS = 250

@@ -30,7 +30,7 @@ export const PromoteCandidateSchema = z
   .transform((v) => v ?? { definition: '', note: '' })
 export type PromoteCandidateInput = z.output<typeof PromoteCandidateSchema>
 
-const CandidateSchema = z.object({
+export const CandidateSchema = z.object({
   id: z.uuid(),
   text: z.string(),
   status: z.enum(CANDIDATE_STATUSES),

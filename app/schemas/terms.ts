@@ -1,15 +1,13 @@
 import { z } from 'zod'
 import { FINDING_VALUES } from './validation.ts'
+import { EDITABLE_TERM_STATUSES, NOTATION_KINDS, TERM_STATUSES } from '#domain/terms.ts'
 
 /**
  * Request schemas of the glossary (terms, classification, lookup). Shared by the API endpoints and the
  * Remix forms; limits are defined once here. See docs/decisions/006-term-model.md.
  */
 
-export const TERM_STATUS_VALUES = ['active', 'needs_completion', 'deprecated', 'merged'] as const
 /** Statuses a client may set directly; `merged` is reached only through the merge operation. */
-export const EDITABLE_TERM_STATUS_VALUES = ['active', 'needs_completion', 'deprecated'] as const
-export const NOTATION_KIND_VALUES = ['preferred', 'admitted', 'deprecated'] as const
 
 export const LIMITS = {
   slug: 120,
@@ -65,7 +63,7 @@ export const ClassificationKeySchema = z
 export const NotationSchema = z
   .object({
     text: z.string().trim().min(1).max(LIMITS.notation),
-    kind: z.enum(NOTATION_KIND_VALUES).default('admitted'),
+    kind: z.enum(NOTATION_KINDS).default('admitted'),
     lang: z
       .string()
       .regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/)
@@ -102,7 +100,7 @@ const contentFields = {
   domains: z.array(ClassificationKeySchema).max(LIMITS.classification),
   categories: z.array(ClassificationKeySchema).max(LIMITS.classification),
   tags: z.array(z.string().trim().min(1).max(LIMITS.tag)).max(LIMITS.tags),
-  status: z.enum(EDITABLE_TERM_STATUS_VALUES),
+  status: z.enum(EDITABLE_TERM_STATUSES),
   definition: z.string().max(LIMITS.definition),
   body: z.string().max(LIMITS.body).meta({ description: 'Markdown.' }),
   note: z.string().trim().max(LIMITS.note).meta({ description: 'Change note stored with the revision.' }),
@@ -188,7 +186,7 @@ export const ListTermsQuerySchema = z.object({
     example: '게이트웨이',
   }),
   status: z
-    .enum(TERM_STATUS_VALUES)
+    .enum(TERM_STATUSES)
     .optional()
     .meta({ description: 'Only terms in this status. Without it, merged terms are left out.' }),
   domain: listParam.meta({ description: 'Domain key (repeat for any of several).' }),
@@ -263,12 +261,12 @@ export const TermSchema = z
     nameEn: z.string().nullable(),
     nameKo: z.string().nullable(),
     notations: z.array(
-      z.object({ text: z.string(), kind: z.enum(NOTATION_KIND_VALUES), lang: z.string().nullable() }),
+      z.object({ text: z.string(), kind: z.enum(NOTATION_KINDS), lang: z.string().nullable() }),
     ),
     domains: z.array(z.string()),
     categories: z.array(z.string()),
     tags: z.array(z.string()),
-    status: z.enum(TERM_STATUS_VALUES),
+    status: z.enum(TERM_STATUSES),
     definition: z.string(),
     body: z.string(),
     revision: z.number().int(),
@@ -315,9 +313,9 @@ export const SuggestResponseSchema = z.object({
       id: z.uuid(),
       slug: z.string(),
       name: z.string(),
-      status: z.enum(TERM_STATUS_VALUES),
+      status: z.enum(TERM_STATUSES),
       matched: z.string(),
-      kind: z.enum(NOTATION_KIND_VALUES),
+      kind: z.enum(NOTATION_KINDS),
     }),
   ),
 })
@@ -390,12 +388,12 @@ export const LookupResponseSchema = z
               id: z.uuid(),
               slug: z.string(),
               name: z.string(),
-              status: z.enum(TERM_STATUS_VALUES),
+              status: z.enum(TERM_STATUSES),
             }),
             notation: z.string().meta({
               description: 'The notation as the glossary writes it (for `wrong-case`: written correctly).',
             }),
-            kind: z.enum(NOTATION_KIND_VALUES),
+            kind: z.enum(NOTATION_KINDS),
             finding: z.enum(FINDING_VALUES).meta({
               description:
                 'As in validation: letter case decides between notations that differ only by case, and a text whose case matches none of the notations where case matters is `wrong-case`.',

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { NOTATION_KINDS } from '#domain/terms.ts'
 
 /** Request schemas of text validation (docs/decisions/007-validation-and-import.md). */
 export const VALIDATE_LIMITS = {
@@ -206,7 +207,7 @@ export const SarifLogSchema = z
               termId: z.uuid(),
               termSlug: z.string(),
               notation: z.string(),
-              kind: z.enum(['preferred', 'admitted', 'deprecated']),
+              kind: z.enum(NOTATION_KINDS),
               finding: z.enum(FINDING_VALUES),
               preferred: z.string().optional(),
             }),

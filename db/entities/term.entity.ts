@@ -1,10 +1,6 @@
 import crypto from 'node:crypto'
 import { ArrayType, Entity, PrimaryKey, PrimaryKeyProp, Property, type Opt } from '@mikro-orm/core'
-
-export const TERM_STATUSES = ['active', 'needs_completion', 'deprecated', 'merged'] as const
-export type TermStatus = (typeof TERM_STATUSES)[number]
-export const NOTATION_KINDS = ['preferred', 'admitted', 'deprecated'] as const
-export type NotationKind = (typeof NOTATION_KINDS)[number]
+import type { NotationKind, TermStatus } from '#domain/terms.ts'
 
 /**
  * A term: the row points at its current revision (`revision`) and carries the current content's hash and

@@ -1,17 +1,9 @@
-import type { CreateTermInput } from '#app/schemas/terms.ts'
+import { NOTATION_KINDS, type NotationKind } from '#domain/terms.ts'
 
 /**
  * The editor form as plain strings, shared by the editor component (default values) and its action (which
  * reads the posted form back into the same shape, so a failed save re-renders exactly what the user typed).
  */
-export type NotationKind = CreateTermInput['notations'][number]['kind']
-
-/** The kinds of use of a notation (the schema's list; kept here so pages do not bundle the zod schemas). */
-export const NOTATION_KINDS = [
-  'preferred',
-  'admitted',
-  'deprecated',
-] as const satisfies readonly NotationKind[]
 
 export interface NotationRow {
   text: string

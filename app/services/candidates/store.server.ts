@@ -1,3 +1,5 @@
+import type { z } from 'zod'
+import type { CandidateSchema } from '#app/schemas/candidates.ts'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { containsPattern, iso, parseJson } from '#db/sql.ts'
 import type { CandidateStatus } from '#domain/content.ts'
@@ -9,16 +11,8 @@ import type { CandidateStatus } from '#domain/content.ts'
 
 export type CandidateSource = 'validate' | 'import'
 
-export interface CandidateDto {
-  id: string
-  text: string
-  status: CandidateStatus
-  count: number
-  sightings: { source: CandidateSource; context: string; seenAt: string }[]
-  firstSeenAt: string
-  lastSeenAt: string
-  promotedTermId: string | null
-}
+/** The `CandidateSchema` of the API, inferred: the answer and its documentation cannot differ. */
+export type CandidateDto = z.output<typeof CandidateSchema>
 
 interface CandidateRow {
   id: string

@@ -8,17 +8,7 @@ import { buildAutomaton } from './automaton.ts'
 import { boundaryOk, charClass } from './boundary.ts'
 import { buildMatcher } from './matcher.ts'
 import { normalizeKey, normalizeWithMap, toOriginalRange, unitsToString } from './normalize.ts'
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+import { prng } from '#tests/prng.ts'
 
 function randomString(rng: () => number, alphabet: readonly string[], min: number, max: number): string {
   const len = min + Math.floor(rng() * (max - min + 1))

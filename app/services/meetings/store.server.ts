@@ -1,3 +1,5 @@
+import type { z } from 'zod'
+import type { MeetingListItemSchema, MeetingSchema } from '#app/schemas/meetings.ts'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { containsPattern, iso, isoOrNull, pagedTotal, personRef, textArray, type PersonRef } from '#db/sql.ts'
 import type { MeetingStatus } from '#domain/content.ts'
@@ -9,29 +11,14 @@ import type { MeetingStatus } from '#domain/content.ts'
 
 export type PersonDto = PersonRef
 
-interface MeetingFields {
-  id: string
-  title: string
-  meetingDate: string
-  source: string | null
-  team: string | null
-  domain: string[]
-  status: MeetingStatus
-  revision: number
-  contentLength: number
-  createdBy: PersonDto | null
-  createdAt: string
-  archivedAt: string | null
-  archivedBy: PersonDto | null
-}
+/** What a meeting's list item and full record share. */
+type MeetingFields = Omit<MeetingDto, 'content'>
 
-export interface MeetingDto extends MeetingFields {
-  content: string
-}
+/** The `MeetingSchema` of the API, inferred: the answer and its documentation cannot differ. */
+export type MeetingDto = z.output<typeof MeetingSchema>
 
-export interface MeetingListItemDto extends MeetingFields {
-  excerpt: string
-}
+/** The `MeetingListItemSchema` of the API, inferred: the answer and its documentation cannot differ. */
+export type MeetingListItemDto = z.output<typeof MeetingListItemSchema>
 
 interface MeetingRow {
   id: string

@@ -1,6 +1,7 @@
+import type { z } from 'zod'
 import crypto from 'node:crypto'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { ListRelationsQuery } from '#app/schemas/relations.ts'
+import type { ListRelationsQuery, RelationSchema, RelationTermSchema } from '#app/schemas/relations.ts'
 import { renderMarkdown } from '#app/services/markdown/render.server.ts'
 import { iso, isoOrNull, likeEscape, personRef, uuidArray, type PersonRef } from '#db/sql.ts'
 import { isUuid } from '#domain/ids.ts'
@@ -12,41 +13,13 @@ import type { RelationStatus, RelationType } from '#domain/content.ts'
  * read.server.ts and write.server.ts.
  */
 
-export interface RelationTermDto {
-  id: string
-  slug: string
-  name: string
-  status: string
-  revision: number
-  definition: string
-}
+/** The `RelationTermSchema` of the API, inferred: the answer and its documentation cannot differ. */
+export type RelationTermDto = z.output<typeof RelationTermSchema>
 
 export type PersonDto = PersonRef
 
-export interface RelationDto {
-  id: string
-  sourceTermId: string
-  targetTermId: string
-  relationType: RelationType
-  evidenceMd: string
-  evidenceHtml: string
-  sourceRevision: number
-  targetRevision: number
-  status: RelationStatus
-  official: boolean
-  stale: boolean
-  version: string
-  source: RelationTermDto
-  target: RelationTermDto
-  proposedBy: PersonDto | null
-  lastReviewedBy: PersonDto | null
-  lastReviewedAt: string | null
-  lastEditedBy: PersonDto | null
-  lastEditedAt: string | null
-  reversedFromId: string | null
-  createdAt: string
-  updatedAt: string
-}
+/** The `RelationSchema` of the API, inferred: the answer and its documentation cannot differ. */
+export type RelationDto = z.output<typeof RelationSchema>
 
 interface RelationRow {
   id: string

@@ -1,8 +1,8 @@
 import crypto from 'node:crypto'
 import { casedKey } from '#app/services/matching/letter-case.ts'
 import { normalizeKey } from '#app/services/matching/normalize.ts'
-import type { NotationKind, TermStatus } from '#db/entities/term.entity.ts'
 import { type Problem } from '#app/lib/errors.server.ts'
+import type { NotationKind, TermStatus } from '#domain/terms.ts'
 
 /**
  * The content of a term as one value: what a revision stores, what the content hash covers and what the

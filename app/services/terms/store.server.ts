@@ -1,7 +1,8 @@
+import type { z } from 'zod'
+import type { ClassificationItemSchema, RevisionSchema, TermSchema } from '#app/schemas/terms.ts'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { AppError, validationError, type Problem } from '#app/lib/errors.server.ts'
 import { enqueueIndexMany } from '#app/services/index-queue/enqueue.server.ts'
-import type { NotationKind, TermStatus } from '#db/entities/term.entity.ts'
 import {
   batches,
   iso,
@@ -15,6 +16,7 @@ import {
 } from '#db/sql.ts'
 import { isUuid } from '#domain/ids.ts'
 import { canonicalContent, searchText, termForms, type TermContent } from './content.server.ts'
+import type { NotationKind, TermStatus } from '#domain/terms.ts'
 
 /**
  * The data access of the terms area: every SQL statement on `terms`, `term_revisions`, `term_notations`,
@@ -422,16 +424,8 @@ export async function recordDeletion(
 
 // ── Term DTOs ───────────────────────────────────────────────────────────────────────────────────────────
 
-/** The term as the API returns it: its current content plus identity, history and addresses. */
-export interface TermDto extends TermContent {
-  id: string
-  revision: number
-  mergedInto: { id: string; slug: string; name: string } | null
-  oldSlugs: string[]
-  createdAt: string
-  updatedAt: string
-  updatedBy: PersonRef | null
-}
+/** The `TermSchema` of the API, inferred: the answer and its documentation cannot differ. */
+export type TermDto = z.output<typeof TermSchema>
 
 /** A list item: the term without its body and old addresses. */
 export type TermListItem = Omit<TermDto, 'body' | 'oldSlugs'>
@@ -620,10 +614,8 @@ export interface RevisionSummary {
   contentHash: string
 }
 
-export interface RevisionDto extends RevisionSummary {
-  termId: string
-  content: TermContent
-}
+/** The `RevisionSchema` of the API, inferred: the answer and its documentation cannot differ. */
+export type RevisionDto = z.output<typeof RevisionSchema>
 
 interface RevisionRow {
   revision: number
@@ -691,16 +683,8 @@ export const CLASSIFICATION_TABLES = {
   },
 } as const
 
-export interface ClassificationDto {
-  id: string
-  key: string
-  nameKo: string
-  nameEn: string
-  sort: number
-  termCount: number
-  createdAt: string
-  updatedAt: string
-}
+/** The `ClassificationItemSchema` of the API, inferred: the answer and its documentation cannot differ. */
+export type ClassificationDto = z.output<typeof ClassificationItemSchema>
 
 interface ClassificationRow {
   id: string

@@ -1,3 +1,5 @@
+import type { z } from 'zod'
+import type { UserSchema } from '#app/schemas/identity.ts'
 import { isUuid } from '#domain/ids.ts'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { sql } from '@mikro-orm/core'
@@ -9,14 +11,8 @@ import { recordAudit, type AuditActor, type ClientInfo } from '#app/services/aud
 import { lockAdmins } from '#app/services/auth/locks.server.ts'
 import type { AuthType, Role } from '#domain/identity.ts'
 
-/** The public face of an account, as setup, register, login and `PATCH /account` return it. */
-export interface UserDto {
-  id: string
-  email: string
-  name: string
-  role: Role
-  authType: AuthType
-}
+/** The `UserSchema` of the API, inferred: the answer and its documentation cannot differ. */
+export type UserDto = z.output<typeof UserSchema>
 
 export function toUserDto(user: User): UserDto {
   return { id: user.id, email: user.email, name: user.name, role: user.role, authType: user.authType }

@@ -1,8 +1,8 @@
 import type { MatcherEntry } from '#app/services/matching/matcher.ts'
 import type { Finding, Severity, ValidationConfig } from '#app/schemas/validation.ts'
 import { preferredFormFor } from '#app/services/terms/content.server.ts'
-import type { NotationKind } from '#db/entities/term.entity.ts'
 import type { FormPayload } from './matcher-cache.server.ts'
+import type { NotationKind } from '#domain/terms.ts'
 
 /**
  * What a recognized use says, shared by validation and lookup so both classify alike

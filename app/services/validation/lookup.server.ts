@@ -1,8 +1,8 @@
 import type { Finding } from '#app/schemas/validation.ts'
 import { normalizeKey } from '#app/services/matching/normalize.ts'
-import type { NotationKind, TermStatus } from '#db/entities/term.entity.ts'
 import { useFacts } from './findings.server.ts'
 import { matcherCache } from './matcher-cache.server.ts'
+import type { NotationKind, TermStatus } from '#domain/terms.ts'
 
 export interface LookupMatch {
   term: { id: string; slug: string; name: string; status: TermStatus }

@@ -4,8 +4,8 @@ import { compileNotationsOffThread, onCompileFallback } from '#app/services/matc
 import { matcherFromCompiled, type Matcher, type MatcherEntry } from '#app/services/matching/matcher.ts'
 import { onGlossaryChanged } from '#app/services/terms/events.server.ts'
 import { readGlossaryVersion } from '#app/services/terms/store.server.ts'
-import type { NotationKind, TermStatus } from '#db/entities/term.entity.ts'
 import { em } from '#db/orm.ts'
+import type { NotationKind, TermStatus } from '#domain/terms.ts'
 
 /**
  * The in-memory matcher of this process (docs/decisions/007-validation-and-import.md).

@@ -1,3 +1,5 @@
+import type { z } from 'zod'
+import type { WikiListItemSchema, WikiPageSchema } from '#app/schemas/wiki.ts'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { renderMarkdown } from '#app/services/markdown/render.server.ts'
 import {
@@ -21,28 +23,11 @@ import type { WikiStatus } from '#domain/content.ts'
 
 export type PersonDto = PersonRef
 
-export interface WikiListItemDto {
-  id: string
-  slug: string
-  title: string
-  summary: string | null
-  sourceUrl: string | null
-  domain: string[]
-  termSlugs: string[]
-  status: WikiStatus
-  revision: number
-  official: boolean
-  createdAt: string
-  updatedAt: string
-  createdBy: PersonDto | null
-  updatedBy: PersonDto | null
-}
+/** The `WikiListItemSchema` of the API, inferred: the answer and its documentation cannot differ. */
+export type WikiListItemDto = z.output<typeof WikiListItemSchema>
 
-export interface WikiPageDto extends WikiListItemDto {
-  content: string
-  html: string
-  terms: { id: string; slug: string; name: string }[]
-}
+/** The `WikiPageSchema` of the API, inferred: the answer and its documentation cannot differ. */
+export type WikiPageDto = z.output<typeof WikiPageSchema>
 
 interface PageRow {
   id: string

@@ -1,7 +1,13 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { FormStore, matcherCache } from '#app/services/validation/matcher-cache.server.ts'
 import { em } from '#db/orm.ts'
-import { createApiKey, createTerm, createUser, type TestUser } from '#tests/factories.ts'
+import {
+  createApiKey,
+  createTerm,
+  createUser,
+  saveInAnotherProcess,
+  type TestUser,
+} from '#tests/factories.ts'
 import { apiCall, useApiServer } from '#tests/http.ts'
 import { useTestDb } from '#tests/setup/db.ts'
 
@@ -79,18 +85,7 @@ describe('validation right after a save', () => {
     const before = await matcherCache.whenIdle()
     const [{ id }] = await em().execute<{ id: string }[]>(`select id from terms where name = 'Warmup Term'`)
     // Another process's save, played in SQL: no in-process event, only the version counter moves.
-    await em().transactional(async (tx) => {
-      const [{ v }] = await tx.execute<{ v: string }[]>(
-        `update app_setting set value = to_jsonb((value #>> '{}')::bigint + 1) where key = 'glossary.version'
-         returning value #>> '{}' as v`,
-      )
-      await tx.execute(
-        `insert into term_notations (id, term_id, text, normalized, kind, lang, source, position)
-         values (gen_random_uuid(), ?, 'Warmbit', 'warmbit', 'admitted', null, 'notation', 9)`,
-        [id],
-      )
-      await tx.execute('update terms set change_version = ? where id = ?', [Number(v), id])
-    })
+    await saveInAnotherProcess(id, 'Warmbit')
     const { snapshot, upToDate } = await matcherCache.getFresh({ sharedDatabase: true })
     expect(upToDate).toBe(true)
     expect(snapshot.version).toBeGreaterThan(before!.version)

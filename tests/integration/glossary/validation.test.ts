@@ -1,7 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { matcherCache } from '#app/services/validation/matcher-cache.server.ts'
 import { validateText } from '#app/services/validation/validate.server.ts'
-import { createApiKey, createTerm, createUser, type TestUser } from '#tests/factories.ts'
+import {
+  createApiKey,
+  createTerm,
+  createUser,
+  saveInAnotherProcess,
+  type TestUser,
+} from '#tests/factories.ts'
 import { apiCall, useApiServer } from '#tests/http.ts'
 import { expectValidSarif } from '#tests/sarif.ts'
 import { useTestDb } from '#tests/setup/db.ts'
@@ -325,21 +331,8 @@ describe('the matcher cache', () => {
 
   it('notices saves made by another process through the glossary version', async () => {
     const before = await matcherCache.get()
-    const { em } = await import('#db/orm.ts')
-    // Another process saved (simulated in SQL, so no in-process event is raised): it bumped the version and
-    // stamped the changed term with it, as every term-writing transaction does.
-    await em().transactional(async (tx) => {
-      const [{ v }] = await tx.execute<{ v: string }[]>(
-        `update app_setting set value = to_jsonb((value #>> '{}')::bigint + 1) where key = 'glossary.version'
-         returning value #>> '{}' as v`,
-      )
-      await tx.execute(
-        `insert into term_notations (id, term_id, text, normalized, kind, lang, source, position)
-         values (gen_random_uuid(), ?, 'Infobit', 'infobit', 'admitted', null, 'notation', 9)`,
-        [ids.info],
-      )
-      await tx.execute('update terms set change_version = ? where id = ?', [v, ids.info])
-    })
+    // Another process saved (no in-process event is raised): only the glossary version tells.
+    await saveInAnotherProcess(ids.info, 'Infobit')
     expect(found((await api('POST', '/validate', key, { text: 'an infobit' })).json)).toEqual([])
     await new Promise((resolve) => setTimeout(resolve, 1100))
     await matcherCache.get() // the at-most-once-a-second check starts in the background
