@@ -32,6 +32,7 @@ const { closeDb, em, initDb, openPglite } = await import('../db/orm.ts')
 const { issueApiKey } = await import('../app/services/auth/api-keys.server.ts')
 const { matcherCache } = await import('../app/services/validation/matcher-cache.server.ts')
 const { whenCandidatesIdle } = await import('../app/services/candidates/candidates.server.ts')
+const { stopCompileWorker } = await import('../app/services/matching/compile-worker.ts')
 
 const execFileAsync = promisify(execFile)
 const arg = (name: string, fallback: number) =>
@@ -166,6 +167,8 @@ async function main(): Promise<void> {
   server.closeAllConnections()
   server.close()
   await matcherCache.whenIdle()
+  // The matcher's compiler thread keeps the process alive until it is stopped.
+  await stopCompileWorker()
   await closeDb()
 }
 

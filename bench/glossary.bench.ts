@@ -29,6 +29,7 @@ setConfig(parseConfig(benchEnv({ GLOSSARY_DATA_DIR: '/tmp/glossary-bench' })))
 
 const { buildMatcher } = await import('../app/services/matching/matcher.ts')
 const { createHttpApp } = await import('../app/server/http.server.ts')
+const { stopCompileWorker } = await import('../app/services/matching/compile-worker.ts')
 const { applyMigrations } = await import('../db/migrator.ts')
 const { closeDb, em, initDb, openPglite } = await import('../db/orm.ts')
 const { issueApiKey } = await import('../app/services/auth/api-keys.server.ts')
@@ -378,6 +379,8 @@ async function main(): Promise<void> {
   )
   notifyGlossaryChanged()
   await matcherCache.whenIdle()
+  // The matcher's compiler thread keeps the process alive until it is stopped.
+  await stopCompileWorker()
   await closeDb()
 }
 
