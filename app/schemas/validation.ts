@@ -88,7 +88,7 @@ export const ValidateBatchSchema = z
   })
 export type ValidateBatchInput = z.output<typeof ValidateBatchSchema>
 
-const OccurrenceSchema = z.object({
+export const OccurrenceSchema = z.object({
   start: z.number().int().meta({ description: 'Offset of the first UTF-16 code unit.' }),
   end: z.number().int().meta({ description: 'Offset after the last UTF-16 code unit (exclusive).' }),
   line: z.number().int().meta({ description: '1-based line.' }),
@@ -109,6 +109,8 @@ const OccurrenceSchema = z.object({
   preferred: z.string().nullable(),
   severity: z.enum(SEVERITY_VALUES),
 })
+/** One use in a validated text, as the API documents it (validation, SARIF and the check page share it). */
+export type Occurrence = z.output<typeof OccurrenceSchema>
 
 export const SummarySchema = z.object({
   occurrences: z.number().int(),

@@ -1,22 +1,10 @@
 import { Fragment, type ReactNode } from 'react'
 import type { MessageKey } from '#app/lib/i18n.ts'
+import type { Occurrence } from '#app/schemas/validation.ts'
 import { useT } from '#app/root.tsx'
 
-export interface Finding {
-  start: number
-  end: number
-  line: number
-  column: number
-  text: string
-  notation: string
-  term: { id: string; slug: string; name: string; status: string }
-  kind: string
-  /** The finding's kind (app/schemas/validation.ts FINDING_VALUES). */
-  finding: string
-  preferred: string | null
-  severity: string
-  message?: string
-}
+/** A finding as the validation API answers it. */
+export type Finding = Occurrence
 
 const SEVERITY_RANK: Record<string, number> = { error: 0, warning: 1, info: 2, none: 3 }
 

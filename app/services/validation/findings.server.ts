@@ -1,5 +1,5 @@
 import type { MatcherEntry } from '#app/services/matching/matcher.ts'
-import type { Finding, Severity, ValidationConfig } from '#app/schemas/validation.ts'
+import type { Finding, Occurrence, Severity, ValidationConfig } from '#app/schemas/validation.ts'
 import { preferredFormFor } from '#app/services/terms/content.server.ts'
 import type { FormPayload } from './matcher-cache.server.ts'
 import type { NotationKind } from '#domain/terms.ts'
@@ -18,20 +18,7 @@ export interface UseFacts {
   preferred: string | null
 }
 
-/** One use in a validated text (defined here, not in validate.server.ts, so SARIF can import it without a cycle). */
-export interface Occurrence {
-  start: number
-  end: number
-  line: number
-  column: number
-  text: string
-  notation: string
-  term: { id: string; slug: string; name: string; status: string }
-  kind: NotationKind
-  finding: Finding
-  preferred: string | null
-  severity: Severity
-}
+export type { Occurrence }
 
 /** The first of FINDING_VALUES that applies (a deprecated notation is deprecated in any letter case). */
 function findingOf(payload: FormPayload, wrongCase: boolean): Finding {
