@@ -22,14 +22,13 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { parseConfig, setConfig } from '../app/lib/config.server.ts'
 import { generateCaseGlossary } from '../tests/case-glossary.ts'
+import { openBenchDatabase } from './bench-db.ts'
 import { benchEnv, percentile } from './support.ts'
 
 setConfig(parseConfig(benchEnv({ GLOSSARY_DATA_DIR: '/tmp/glossary-bench' })))
 
 const { createHttpApp } = await import('../app/server/http.server.ts')
-const { applyMigrations } = await import('../db/migrator.ts')
-const { closeDb, em, initDb, openPglite } = await import('../db/orm.ts')
-const { issueApiKey } = await import('../app/services/auth/api-keys.server.ts')
+const { closeDb } = await import('../db/orm.ts')
 const { matcherCache } = await import('../app/services/validation/matcher-cache.server.ts')
 const { whenCandidatesIdle } = await import('../app/services/candidates/candidates.server.ts')
 const { stopCompileWorker } = await import('../app/services/matching/compile-worker.ts')
@@ -81,15 +80,7 @@ async function main(): Promise<void> {
       .map((l) => l.toFixed(1))
       .join(' ')}`,
   )
-  await initDb({ pglite: await openPglite() })
-  await applyMigrations()
-  const userId = crypto.randomUUID()
-  await em().execute(
-    `insert into users (id, email, name, role, auth_type) values (?, 'bench@example.test', 'Bench', 'admin', 'agent')`,
-    [userId],
-  )
-  const { token } = await issueApiKey({ userId, name: 'bench', scopes: ['read', 'write', 'validate'] })
-  const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+  const { auth } = await openBenchDatabase()
   const server = createHttpApp().listen(0, '127.0.0.1')
   await new Promise<void>((resolve) => server.once('listening', resolve))
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`

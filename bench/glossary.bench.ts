@@ -23,16 +23,15 @@ import { promisify } from 'node:util'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { parseConfig, setConfig } from '../app/lib/config.server.ts'
-import { benchEnv, percentile, prng } from './support.ts'
+import { openBenchDatabase } from './bench-db.ts'
+import { benchEnv, percentile, prng, syntheticWords } from './support.ts'
 
 setConfig(parseConfig(benchEnv({ GLOSSARY_DATA_DIR: '/tmp/glossary-bench' })))
 
 const { buildMatcher } = await import('../app/services/matching/matcher.ts')
 const { createHttpApp } = await import('../app/server/http.server.ts')
 const { stopCompileWorker } = await import('../app/services/matching/compile-worker.ts')
-const { applyMigrations } = await import('../db/migrator.ts')
-const { closeDb, em, initDb, openPglite } = await import('../db/orm.ts')
-const { issueApiKey } = await import('../app/services/auth/api-keys.server.ts')
+const { closeDb, em } = await import('../db/orm.ts')
 const { contentHash } = await import('../app/services/terms/content.server.ts')
 const { bumpGlossaryVersion, loadClassificationIds, writeTerms } =
   await import('../app/services/terms/store.server.ts')
@@ -50,12 +49,7 @@ const execFileAsync = promisify(execFile)
 const TERMS = Number(process.argv[process.argv.indexOf('--terms') + 1]) || 10_000
 
 const rand = prng(42)
-const pick = <T>(xs: ArrayLike<T>): T => xs[Math.floor(rand() * xs.length)]!
-const C = 'bcdfghjklmnprstvwz'
-const V = 'aeiou'
-const enWord = (syllables: number) => Array.from({ length: syllables }, () => pick(C) + pick(V)).join('')
-const koWord = (n: number) =>
-  Array.from({ length: n }, () => String.fromCharCode(0xac00 + Math.floor(rand() * 11172))).join('')
+const { pick, enWord, koWord } = syntheticWords(rand)
 
 interface Generated {
   name: string
@@ -120,17 +114,7 @@ const mb = (x: number) => `${(x / 1024 / 1024).toFixed(1)} MB`
 
 async function main(): Promise<void> {
   console.log(`glossary benchmark: ${TERMS} terms × 4 notations, Node ${process.version}`)
-  const pglite = await openPglite()
-  await initDb({ pglite })
-  await applyMigrations()
-
-  const userId = crypto.randomUUID()
-  await em().execute(
-    `insert into users (id, email, name, role, auth_type) values (?, 'bench@example.test', 'Bench', 'admin', 'agent')`,
-    [userId],
-  )
-  const { token } = await issueApiKey({ userId, name: 'bench', scopes: ['read', 'write', 'validate'] })
-  const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+  const { userId, auth } = await openBenchDatabase()
 
   // --- bulk insert ---------------------------------------------------------------------------------
   const terms = generate(TERMS)

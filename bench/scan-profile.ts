@@ -8,16 +8,11 @@
 import { compileAutomaton, automatonFromTables } from '../app/services/matching/automaton.ts'
 import { buildMatcher } from '../app/services/matching/matcher.ts'
 import { normalizeWithMap, normalizeKey } from '../app/services/matching/normalize.ts'
-import { prng } from './support.ts'
+import { prng, syntheticWords } from './support.ts'
 
 const RUNS = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 30
 const rand = prng(42)
-const pick = <T>(xs: ArrayLike<T>): T => xs[Math.floor(rand() * xs.length)]!
-const C = 'bcdfghjklmnprstvwz'
-const V = 'aeiou'
-const enWord = (syllables: number) => Array.from({ length: syllables }, () => pick(C) + pick(V)).join('')
-const koWord = (n: number) =>
-  Array.from({ length: n }, () => String.fromCharCode(0xac00 + Math.floor(rand() * 11172))).join('')
+const { pick, enWord, koWord } = syntheticWords(rand)
 
 const forms: string[] = []
 for (let i = 0; i < 10_000; i++) {

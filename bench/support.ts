@@ -22,3 +22,16 @@ export function benchEnv(extra: Record<string, string> = {}): Record<string, str
     ...extra,
   }
 }
+
+/** Invented English-like words (consonant + vowel syllables) and random Hangul words, from a seeded source. */
+export function syntheticWords(rand: () => number) {
+  const pick = <T>(xs: ArrayLike<T>): T => xs[Math.floor(rand() * xs.length)]!
+  const C = 'bcdfghjklmnprstvwz'
+  const V = 'aeiou'
+  return {
+    pick,
+    enWord: (syllables: number) => Array.from({ length: syllables }, () => pick(C) + pick(V)).join(''),
+    koWord: (n: number) =>
+      Array.from({ length: n }, () => String.fromCharCode(0xac00 + Math.floor(rand() * 11172))).join(''),
+  }
+}
