@@ -1,3 +1,5 @@
+import type { EntityManager } from '@mikro-orm/postgresql'
+
 /**
  * Small helpers every data-access module shares: how values travel into raw SQL (array literals, LIKE
  * patterns, JSON parameters, batches) and how common column types come back (timestamps, jsonb, a joined
@@ -77,4 +79,20 @@ export async function pagedTotal(
   if (rows.length) return Number(rows[0]!.total)
   if (offset === 0) return 0
   return Number((await countAll())[0]?.n ?? 0)
+}
+
+/**
+ * Runs one `delete …` or `update …` statement (without `returning`) and answers how many rows it changed,
+ * counted by the database in the same statement, so the number is the same on PGlite and PostgreSQL.
+ */
+export async function countChanged(
+  manager: EntityManager,
+  statement: string,
+  params: readonly unknown[],
+): Promise<number> {
+  const rows = await manager.execute<{ n: number }[]>(
+    `with changed as (${statement} returning 1) select count(*)::int as n from changed`,
+    [...params],
+  )
+  return Number(rows[0]?.n ?? 0)
 }

@@ -6,10 +6,10 @@ import type { SignUpInput } from '#app/schemas/identity.ts'
 import { recordAudit, type AuditActor, type ClientInfo } from '#app/services/audit/audit.server.ts'
 import { enforceRateLimit } from '#app/services/rate-limit/rate-limit.server.ts'
 import { assertPasswordLoginEnabled } from '#app/services/settings/settings.server.ts'
-import { findUserByEmail, toUserDto, userTarget, type UserDto } from '#app/services/users/users.server.ts'
-import { User } from '#db/entities/user.entity.ts'
+import { anyUserExists, insertUser, selectUserByEmail } from '#app/services/users/store.server.ts'
+import { toUserDto, userTarget, type UserDto } from '#app/services/users/users.server.ts'
 import { em } from '#db/orm.ts'
-import { lockSetup } from './locks.server.ts'
+import { lockSetup } from './store.server.ts'
 import { burnPasswordCheck, hashPassword, verifyPassword } from './password.server.ts'
 import { createSession, deleteSession } from './sessions.server.ts'
 import { sha256 } from './tokens.server.ts'
@@ -46,14 +46,13 @@ async function createSignedInAccount(
     action: 'setup' | 'auth.register'
   },
 ): Promise<SignedIn> {
-  const user = tx.create(User, {
+  const user = await insertUser(tx, {
     email: input.email,
     name: input.name || input.email,
     role: input.role,
     authType: 'password',
     passwordHash: input.passwordHash,
   })
-  await tx.flush()
   const { token } = await createSession(user.id, input.client, tx)
   await recordAudit(
     {
@@ -78,12 +77,12 @@ const setupDone = () => new AppError('forbidden', 'Setup is already done; sign i
  */
 export async function setupFirstAdmin(input: SignUpInput & { client: ClientInfo }): Promise<SignedIn> {
   const manager = em()
-  if (await manager.count(User, {})) throw setupDone()
+  if (await anyUserExists(manager)) throw setupDone()
   await assertPasswordLoginEnabled(manager)
   const passwordHash = await hashPassword(input.password)
   return manager.transactional(async (tx) => {
     await lockSetup(tx)
-    if (await tx.count(User, {})) throw setupDone()
+    if (await anyUserExists(tx)) throw setupDone()
     return createSignedInAccount(tx, { ...input, passwordHash, role: 'admin', action: 'setup' })
   })
 }
@@ -104,11 +103,11 @@ export async function registerUser(input: SignUpInput & { client: ClientInfo }):
     3600,
     manager,
   )
-  if (!(await manager.count(User, {}))) {
+  if (!(await anyUserExists(manager))) {
     throw new AppError('forbidden', 'No account exists yet: the first account is created by setup.')
   }
   // Cheap early answer; the unique index `users_email_lower_unique` is what really decides (below).
-  if (await findUserByEmail(input.email, {}, manager)) throw emailTaken()
+  if (await selectUserByEmail(manager, input.email)) throw emailTaken()
   const passwordHash = await hashPassword(input.password)
   try {
     return await manager.transactional((tx) =>
@@ -142,7 +141,7 @@ export async function loginWithPassword(input: {
     60,
     manager,
   )
-  const user = await findUserByEmail(input.email, { withPassword: true }, manager)
+  const user = await selectUserByEmail(manager, input.email)
   let valid = false
   if (user?.passwordHash) {
     valid = await verifyPassword(user.passwordHash, input.password)

@@ -1,11 +1,21 @@
+import type { z } from 'zod'
+import type { KeyListItemSchema } from '#app/schemas/identity.ts'
 import crypto from 'node:crypto'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { AppError } from '#app/lib/errors.server.ts'
 import { recordAudit, type AuditActor, type ClientInfo } from '#app/services/audit/audit.server.ts'
 import { isUuid } from '#domain/ids.ts'
 import { em } from '#db/orm.ts'
-import { ApiKey } from '#db/entities/api-key.entity.ts'
-import { User } from '#db/entities/user.entity.ts'
+import {
+  insertApiKey,
+  keyPrefixTaken,
+  revokeKeyRow,
+  selectActiveKey,
+  selectUserKey,
+  selectUserKeys,
+  touchApiKey,
+  type ApiKeyRecord,
+} from './store.server.ts'
 import { digestsEqual, randomToken, sha256 } from './tokens.server.ts'
 import type { ActorUser, Role, Scope } from '#domain/identity.ts'
 
@@ -30,7 +40,7 @@ export function parseAuthorization(header: string): ParsedKey | undefined {
 }
 
 export interface IssuedKey {
-  key: ApiKey
+  key: ApiKeyRecord
   token: string
 }
 
@@ -43,16 +53,15 @@ export async function issueApiKey(
   // The prefix is unique (an index); retry on the rare collision of 32 random bits.
   for (let attempt = 0; ; attempt++) {
     const prefix = crypto.randomBytes(4).toString('hex')
-    if (attempt < 5 && (await manager.count(ApiKey, { prefix }))) continue
-    const key = manager.create(ApiKey, {
-      user: manager.getReference(User, options.userId),
+    if (attempt < 5 && (await keyPrefixTaken(manager, prefix))) continue
+    const key = await insertApiKey(manager, {
+      userId: options.userId,
       name: options.name,
       prefix,
       secretHash: sha256(secret),
       scopes: [...new Set(options.scopes)],
       expiresAt: options.expiresAt ?? null,
     })
-    await manager.flush()
     return { key, token: `glk_${prefix}_${secret}` }
   }
 }
@@ -68,39 +77,18 @@ export interface ActiveKey {
  * The active key behind a parsed token, with its user. Revoked and expired keys are filtered out at lookup;
  * the secret is compared in constant time, and an unknown prefix costs the same comparison.
  *
- * Plain SQL, not the ORM: this runs on every API call, and loading the key and its user as entities cost
- * about ten times the two statements (bench/api-overhead.bench.ts).
+ * Two plain statements (`selectActiveKey`, `touchApiKey`), not ORM entities: this runs on every API call,
+ * and loading the key and its user as entities cost about ten times as much (bench/api-overhead.bench.ts).
  */
 export async function findActiveKey(parsed: ParsedKey): Promise<ActiveKey | null> {
   const manager = em()
-  const rows = await manager.execute<
-    {
-      id: string
-      secret_hash: string
-      scopes: Scope[]
-      user_id: string
-      email: string
-      name: string
-      role: Role
-      auth_type: string
-    }[]
-  >(
-    `select k.id, k.secret_hash, k.scopes, u.id as user_id, u.email, u.name, u.role, u.auth_type
-       from api_keys k join users u on u.id = k.user_id
-      where k.prefix = ? and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())`,
-    [parsed.prefix],
-  )
-  const key = rows[0]
+  const key = await selectActiveKey(manager, parsed.prefix)
   const presented = sha256(parsed.secret)
-  const valid = digestsEqual(key?.secret_hash ?? DUMMY_HASH, presented)
+  const valid = digestsEqual(key?.secretHash ?? DUMMY_HASH, presented)
   if (!key || !valid) return null
   // Each use updates last_used_at (spec).
-  await manager.execute('update api_keys set last_used_at = now() where id = ?', [key.id], 'run')
-  return {
-    id: key.id,
-    scopes: key.scopes,
-    user: { id: key.user_id, email: key.email, name: key.name, role: key.role, authType: key.auth_type },
-  }
+  await touchApiKey(manager, key.id)
+  return { id: key.id, scopes: key.scopes, user: key.user }
 }
 
 /** The scopes a key may hold for its owner's role: a viewer's keys never write (spec: viewer agents). */
@@ -108,33 +96,17 @@ export function scopesForRole(role: Role): Scope[] {
   return role === 'viewer' ? ['read', 'validate'] : ['read', 'write', 'validate']
 }
 
-/** `GET /keys` item: never the secret or its hash. */
-export interface ApiKeyListItem {
-  id: string
-  name: string
-  prefix: string
-  scopes: Scope[]
-  createdAt: string
-  lastUsedAt: string | null
-  revokedAt: string | null
-}
+/** `GET /keys` item (the `KeyListItemSchema` of the API, inferred): never the secret or its hash. */
+export type ApiKeyListItem = z.output<typeof KeyListItemSchema>
 
-function toListItem(key: ApiKey): ApiKeyListItem {
-  return {
-    id: key.id,
-    name: key.name,
-    prefix: key.prefix,
-    scopes: key.scopes,
-    createdAt: key.createdAt.toISOString(),
-    lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
-    revokedAt: key.revokedAt?.toISOString() ?? null,
-  }
+function toListItem(key: ApiKeyRecord): ApiKeyListItem {
+  const { userId: _owner, ...item } = key
+  return item
 }
 
 /** `GET /keys`: the keys the user issued, newest first, revoked ones included (their `revokedAt` is set). */
 export async function listUserKeys(userId: string): Promise<{ keys: ApiKeyListItem[] }> {
-  const keys = await em().find(ApiKey, { user: userId }, { orderBy: { createdAt: 'desc', id: 'asc' } })
-  return { keys: keys.map(toListItem) }
+  return { keys: (await selectUserKeys(em(), userId)).map(toListItem) }
 }
 
 const keyTarget = (id: string) => ({ type: 'api_key', id })
@@ -186,11 +158,10 @@ export async function revokeUserKey(options: {
 }): Promise<void> {
   if (!isUuid(options.keyId)) throw new AppError('not_found', 'No such key.')
   await em().transactional(async (tx) => {
-    const key = await tx.findOne(ApiKey, { id: options.keyId, user: options.userId })
+    const key = await selectUserKey(tx, options.userId, options.keyId)
     if (!key) throw new AppError('not_found', 'No such key.')
     if (key.revokedAt) return
-    key.revokedAt = new Date()
-    await tx.flush()
+    await revokeKeyRow(tx, key.id)
     await recordAudit(
       {
         action: 'key.revoke',
@@ -202,9 +173,4 @@ export async function revokeUserKey(options: {
       tx,
     )
   })
-}
-
-/** Revokes every active key of a user; returns how many were active. */
-export async function revokeAllUserKeys(userId: string, manager: EntityManager): Promise<number> {
-  return manager.nativeUpdate(ApiKey, { user: userId, revokedAt: null }, { revokedAt: new Date() })
 }

@@ -1,11 +1,6 @@
-import type { User } from '#db/entities/user.entity.ts'
 import { findActiveKey, parseAuthorization } from './api-keys.server.ts'
 import { findSession, readSessionToken } from './sessions.server.ts'
-import type { Actor, ActorUser, Role } from '#domain/identity.ts'
-
-export function toActorUser(user: User): ActorUser {
-  return { id: user.id, email: user.email, name: user.name, role: user.role as Role, authType: user.authType }
-}
+import type { Actor } from '#domain/identity.ts'
 
 /** Resolves `Authorization: Bearer glk_…` to an actor, or null for a malformed, unknown, revoked or expired key. */
 export async function authenticateApiKey(authorization: string): Promise<Actor | null> {
@@ -22,5 +17,5 @@ export async function authenticateSession(cookieHeader: string | null): Promise<
   if (!token) return null
   const session = await findSession(token)
   if (!session) return null
-  return { via: 'session', user: toActorUser(session.user), sessionId: session.id }
+  return { via: 'session', user: session.user, sessionId: session.id }
 }

@@ -1,9 +1,9 @@
 import { getConfig } from '#app/lib/config.server.ts'
 import { recordAudit } from '#app/services/audit/audit.server.ts'
-import { findUserByEmail, userTarget } from '#app/services/users/users.server.ts'
+import { insertUser, selectUserByEmail, updateUserRole } from '#app/services/users/store.server.ts'
+import { userTarget } from '#app/services/users/users.server.ts'
 import { em } from '#db/orm.ts'
-import { User } from '#db/entities/user.entity.ts'
-import { lockSetup } from './locks.server.ts'
+import { lockSetup } from './store.server.ts'
 import { hashPassword } from './password.server.ts'
 
 /**
@@ -23,22 +23,21 @@ export async function seedAdmin(): Promise<{ created: boolean; email: string }> 
   const passwordHash = await hashPassword(password)
   return em().transactional(async (tx) => {
     await lockSetup(tx)
-    const existing = await findUserByEmail(normalized, {}, tx)
+    const existing = await selectUserByEmail(tx, normalized)
     if (existing?.authType === 'agent') {
       throw new Error('That email belongs to an agent account, which cannot be admin.')
     }
     const user =
       existing ??
-      tx.create(User, {
+      (await insertUser(tx, {
         email: normalized,
         name: name ?? normalized,
         role: 'admin',
         authType: 'password',
         passwordHash,
-      })
+      }))
     const previousRole = existing?.role ?? null
-    user.role = 'admin'
-    await tx.flush()
+    if (user.role !== 'admin') await updateUserRole(tx, user.id, 'admin')
     await recordAudit(
       {
         action: 'admin.seed',

@@ -1,7 +1,12 @@
 import { em } from '#db/orm.ts'
-import { Session } from '#db/entities/session.entity.ts'
-import { User } from '#db/entities/user.entity.ts'
 import type { EntityManager } from '@mikro-orm/postgresql'
+import {
+  deleteSessionRow,
+  insertSession,
+  selectLiveSession,
+  updateSessionExpiry,
+  type LiveSession,
+} from './store.server.ts'
 import { randomToken, sha256 } from './tokens.server.ts'
 
 /** Spec: cookie `glossary_session`, HttpOnly, SameSite=Lax, Path=/, 14 days, Secure over HTTPS. */
@@ -22,15 +27,14 @@ export async function createSession(
 ): Promise<{ token: string; sessionId: string; expiresAt: Date }> {
   const token = randomToken(32)
   const expiresAt = new Date(Date.now() + SESSION_MS)
-  const session = manager.create(Session, {
+  const sessionId = await insertSession(manager, {
     tokenHash: sha256(token),
-    user: manager.getReference(User, userId),
+    userId,
     expiresAt,
     ip: meta.ip ?? null,
     userAgent: meta.userAgent?.slice(0, 500) ?? null,
   })
-  await manager.flush()
-  return { token, sessionId: session.id, expiresAt }
+  return { token, sessionId, expiresAt }
 }
 
 export function sessionCookie(token: string, options: { secure: boolean }): string {
@@ -63,19 +67,15 @@ export function readSessionToken(cookieHeader: string | null): string | undefine
 }
 
 /** The live session behind a token, with its user; expired sessions count as none. */
-export async function findSession(token: string): Promise<Session | null> {
-  return em().findOne(
-    Session,
-    { tokenHash: sha256(token), expiresAt: { $gt: new Date() } },
-    { populate: ['user'] },
-  )
+export async function findSession(token: string): Promise<LiveSession | undefined> {
+  return selectLiveSession(em(), sha256(token), new Date())
 }
 
 export async function deleteSession(sessionId: string): Promise<void> {
-  await em().nativeDelete(Session, { id: sessionId })
+  await deleteSessionRow(em(), sessionId)
 }
 
 /** Moves a live session's expiry to 14 days from now (the cookie is set again with the same lifetime). */
 export async function renewSession(sessionId: string): Promise<void> {
-  await em().nativeUpdate(Session, { id: sessionId }, { expiresAt: new Date(Date.now() + SESSION_MS) })
+  await updateSessionExpiry(em(), sessionId, new Date(Date.now() + SESSION_MS))
 }

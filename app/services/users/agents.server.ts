@@ -2,10 +2,11 @@ import crypto from 'node:crypto'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { AppError } from '#app/lib/errors.server.ts'
 import { recordAudit, type AuditActor, type ClientInfo } from '#app/services/audit/audit.server.ts'
-import { issueApiKey, revokeAllUserKeys, scopesForRole } from '#app/services/auth/api-keys.server.ts'
-import { User } from '#db/entities/user.entity.ts'
+import { issueApiKey, scopesForRole } from '#app/services/auth/api-keys.server.ts'
+import { revokeUserKeyRows } from '#app/services/auth/store.server.ts'
 import { em } from '#db/orm.ts'
 import { isUuid } from '#domain/ids.ts'
+import { insertUser, selectUser, type UserRecord } from './store.server.ts'
 import { userTarget } from './users.server.ts'
 import type { Role, Scope } from '#domain/identity.ts'
 
@@ -33,14 +34,13 @@ export async function createAgent(options: { name: string; actor: AuditActor; cl
   key: { name: string; scopes: Scope[]; token: string }
 }> {
   return em().transactional(async (tx) => {
-    const user = tx.create(User, {
+    const user = await insertUser(tx, {
       email: agentEmail(),
       name: options.name,
       role: 'editor',
       authType: 'agent',
       passwordHash: null,
     })
-    await tx.flush()
     const { key, token } = await issueApiKey(
       { userId: user.id, name: keyName(user.name), scopes: scopesForRole(user.role) },
       tx,
@@ -63,8 +63,8 @@ export async function createAgent(options: { name: string; actor: AuditActor; cl
 }
 
 /** The agent behind `id`; 404 when unknown, 403 for an ordinary account (its keys are its owner's business). */
-async function findAgent(tx: EntityManager, id: string): Promise<User> {
-  const user = isUuid(id) ? await tx.findOne(User, { id }) : null
+async function findAgent(tx: EntityManager, id: string): Promise<UserRecord> {
+  const user = isUuid(id) ? await selectUser(tx, id) : undefined
   if (!user) throw new AppError('not_found', 'No such user.')
   if (user.authType !== 'agent') {
     throw new AppError('forbidden', 'Only agent accounts have their keys managed here.')
@@ -80,7 +80,7 @@ export async function revokeAgentKeys(options: {
 }): Promise<{ revoked: number; key: null }> {
   return em().transactional(async (tx) => {
     const agent = await findAgent(tx, options.userId)
-    const revoked = await revokeAllUserKeys(agent.id, tx)
+    const revoked = await revokeUserKeyRows(tx, agent.id)
     await recordAudit(
       {
         action: 'agent.keys_revoke',
@@ -109,7 +109,7 @@ export async function rotateAgentKey(options: {
 }> {
   return em().transactional(async (tx) => {
     const agent = await findAgent(tx, options.userId)
-    const revoked = await revokeAllUserKeys(agent.id, tx)
+    const revoked = await revokeUserKeyRows(tx, agent.id)
     const { key, token } = await issueApiKey(
       { userId: agent.id, name: keyName(agent.name), scopes: scopesForRole(agent.role) },
       tx,

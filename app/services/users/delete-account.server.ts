@@ -1,12 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { AppError, validationError } from '#app/lib/errors.server.ts'
-import { ApiKey } from '#db/entities/api-key.entity.ts'
-import { Session } from '#db/entities/session.entity.ts'
-import { User } from '#db/entities/user.entity.ts'
 import { em } from '#db/orm.ts'
 import { recordAudit, type ClientInfo } from '#app/services/audit/audit.server.ts'
-import { lockAdmins } from '#app/services/auth/locks.server.ts'
 import { verifyPassword } from '#app/services/auth/password.server.ts'
+import { deleteUserKeys, deleteUserSessions, lockAdmins } from '#app/services/auth/store.server.ts'
+import { deleteUserRow, selectUser } from './store.server.ts'
 import { assertNotLastAdmin, userTarget } from './users.server.ts'
 
 /**
@@ -27,8 +25,8 @@ export interface AccountCleanupStep {
 }
 
 export const ACCOUNT_CLEANUP_STEPS: AccountCleanupStep[] = [
-  { name: 'sessions', run: (tx, userId) => tx.nativeDelete(Session, { user: userId }) },
-  { name: 'api keys', run: (tx, userId) => tx.nativeDelete(ApiKey, { user: userId }) },
+  { name: 'sessions', run: deleteUserSessions },
+  { name: 'api keys', run: deleteUserKeys },
 ]
 
 /**
@@ -42,7 +40,7 @@ export async function deleteOwnAccount(options: {
   client: ClientInfo
 }): Promise<void> {
   const manager = em()
-  const user = await manager.findOne(User, { id: options.userId }, { populate: ['passwordHash'] })
+  const user = await selectUser(manager, options.userId)
   if (!user) throw new AppError('not_found', 'This account no longer exists.')
   if (options.confirmEmail.trim().toLowerCase() !== user.email) {
     throw new AppError('forbidden', 'The confirmation email does not match this account.')
@@ -60,7 +58,7 @@ export async function deleteOwnAccount(options: {
   await manager.transactional(async (tx) => {
     await lockAdmins(tx)
     // The role is read again under the lock: it may have changed since the checks above.
-    const current = await tx.findOne(User, { id: user.id }, { disableIdentityMap: true })
+    const current = await selectUser(tx, user.id)
     if (!current) throw new AppError('not_found', 'This account no longer exists.')
     if (current.role === 'admin') {
       await assertNotLastAdmin(tx, user.id, 'The last admin cannot delete their account.')
@@ -70,7 +68,7 @@ export async function deleteOwnAccount(options: {
       const result = await step.run(tx, user.id)
       if (typeof result === 'number') removed[step.name] = result
     }
-    await tx.nativeDelete(User, { id: user.id })
+    await deleteUserRow(tx, user.id)
     await recordAudit(
       {
         action: 'account.delete',

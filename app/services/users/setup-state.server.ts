@@ -1,7 +1,7 @@
-import { User } from '#db/entities/user.entity.ts'
 import { em } from '#db/orm.ts'
+import { anyUserExists } from './store.server.ts'
 
 /** Whether the first administrator exists (the setup page redirects to login once it does). */
-export async function isSetupDone(): Promise<boolean> {
-  return (await em().count(User, {})) > 0
+export function isSetupDone(): Promise<boolean> {
+  return anyUserExists(em())
 }

@@ -1,45 +1,33 @@
 import type { z } from 'zod'
-import type { UserSchema } from '#app/schemas/identity.ts'
+import type { UserListItemSchema, UserSchema } from '#app/schemas/identity.ts'
 import { isUuid } from '#domain/ids.ts'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { sql } from '@mikro-orm/core'
 import { AppError } from '#app/lib/errors.server.ts'
-import { User } from '#db/entities/user.entity.ts'
 import { em } from '#db/orm.ts'
-import { containsPattern } from '#db/sql.ts'
 import { recordAudit, type AuditActor, type ClientInfo } from '#app/services/audit/audit.server.ts'
-import { lockAdmins } from '#app/services/auth/locks.server.ts'
+import { lockAdmins, removeWriteScope } from '#app/services/auth/store.server.ts'
+import {
+  countOtherAdmins,
+  selectUser,
+  selectUserPage,
+  updateUserName,
+  updateUserRole,
+  type UserRecord,
+} from './store.server.ts'
 import type { AuthType, Role } from '#domain/identity.ts'
 
 /** The `UserSchema` of the API, inferred: the answer and its documentation cannot differ. */
 export type UserDto = z.output<typeof UserSchema>
 
-export function toUserDto(user: User): UserDto {
+export function toUserDto(user: UserRecord): UserDto {
   return { id: user.id, email: user.email, name: user.name, role: user.role, authType: user.authType }
 }
 
 export const userTarget = (id: string) => ({ type: 'user', id })
 
-/**
- * The account with this email, whatever its case, through the `users_email_lower_unique` index. With
- * `withPassword` the (lazy, hidden) password hash is loaded too.
- */
-export async function findUserByEmail(
-  email: string,
-  options: { withPassword?: boolean } = {},
-  manager: EntityManager = em(),
-): Promise<User | null> {
-  return manager.findOne(
-    User,
-    { [sql`lower(email)`]: email.trim().toLowerCase() },
-    options.withPassword ? { populate: ['passwordHash'] } : {},
-  )
-}
-
 /** Throws 403 unless another admin remains besides `userId`. Call inside a transaction holding `lockAdmins`. */
 export async function assertNotLastAdmin(tx: EntityManager, userId: string, message: string): Promise<void> {
-  const others = await tx.count(User, { role: 'admin', id: { $ne: userId } })
-  if (others === 0) throw new AppError('forbidden', message)
+  if ((await countOtherAdmins(tx, userId)) === 0) throw new AppError('forbidden', message)
 }
 
 /** `PATCH /account`: the signed-in user changes their display name (email and role never change here). */
@@ -49,12 +37,11 @@ export async function updateAccountName(options: {
   client: ClientInfo
 }): Promise<UserDto> {
   return em().transactional(async (tx) => {
-    const user = await tx.findOne(User, { id: options.userId })
-    if (!user) throw new AppError('not_found', 'This account no longer exists.')
-    const before = user.name
-    user.name = options.name
-    await tx.flush()
-    if (before !== user.name) {
+    const found = await selectUser(tx, options.userId)
+    if (!found) throw new AppError('not_found', 'This account no longer exists.')
+    const user = { ...found, name: options.name }
+    if (found.name !== user.name) {
+      await updateUserName(tx, user.id, user.name)
       await recordAudit(
         {
           action: 'account.update',
@@ -72,9 +59,8 @@ export async function updateAccountName(options: {
 
 export const USERS_PAGE_SIZE = 50
 
-export interface UserListItem extends UserDto {
-  createdAt: string
-}
+/** The `UserListItemSchema` of the API, inferred. */
+export type UserListItem = z.output<typeof UserListItemSchema>
 
 /** `GET /admin/users`: accounts ordered by email, 50 per page, filtered by text, role and kind. */
 export async function listUsers(query: {
@@ -83,20 +69,14 @@ export async function listUsers(query: {
   authType?: AuthType
   page: number
 }): Promise<{ items: UserListItem[]; total: number; page: number }> {
-  const where: Record<string, unknown> = {}
-  if (query.role) where.role = query.role
-  if (query.authType) where.authType = query.authType
-  if (query.q) {
-    const pattern = containsPattern(query.q)
-    where.$or = [{ email: { $ilike: pattern } }, { name: { $ilike: pattern } }]
-  }
-  const [rows, total] = await em().findAndCount(User, where, {
-    orderBy: { email: 'asc' },
-    limit: USERS_PAGE_SIZE,
-    offset: (query.page - 1) * USERS_PAGE_SIZE,
-  })
+  const { items, total } = await selectUserPage(
+    em(),
+    { q: query.q, role: query.role, authType: query.authType },
+    USERS_PAGE_SIZE,
+    (query.page - 1) * USERS_PAGE_SIZE,
+  )
   return {
-    items: rows.map((user) => ({ ...toUserDto(user), createdAt: user.createdAt.toISOString() })),
+    items: items.map((user) => ({ ...toUserDto(user), createdAt: user.createdAt })),
     total,
     page: query.page,
   }
@@ -116,29 +96,19 @@ export async function changeUserRole(options: {
   if (!isUuid(options.userId)) throw new AppError('not_found', 'No such user.')
   return em().transactional(async (tx) => {
     await lockAdmins(tx)
-    const user = await tx.findOne(User, { id: options.userId })
-    if (!user) throw new AppError('not_found', 'No such user.')
-    const from = user.role
-    if (from === options.role) return toUserDto(user)
+    const found = await selectUser(tx, options.userId)
+    if (!found) throw new AppError('not_found', 'No such user.')
+    const from = found.role
+    if (from === options.role) return toUserDto(found)
+    const user = { ...found, role: options.role }
     if (options.role === 'admin' && user.authType === 'agent') {
       throw new AppError('forbidden', 'An agent account can never be an admin.')
     }
     if (from === 'admin') {
       await assertNotLastAdmin(tx, user.id, 'The last admin cannot lose the admin role.')
     }
-    user.role = options.role
-    await tx.flush()
-    if (options.role === 'viewer') {
-      await tx.execute(
-        `update api_keys set scopes = array_remove(scopes, 'write') where user_id = ? and revoked_at is null`,
-        [user.id],
-      )
-      await tx.execute(
-        `update api_keys set revoked_at = now()
-         where user_id = ? and revoked_at is null and cardinality(scopes) = 0`,
-        [user.id],
-      )
-    }
+    await updateUserRole(tx, user.id, user.role)
+    if (user.role === 'viewer') await removeWriteScope(tx, user.id)
     await recordAudit(
       {
         action: 'user.role_change',
