@@ -1,7 +1,6 @@
-import crypto from 'node:crypto'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { AuditLog } from '#db/entities/audit-log.entity.ts'
 import { em } from '#db/orm.ts'
+import { insertAuditRow, selectAuditPage, type AuditFilter, type AuditItemDto } from './store.server.ts'
 
 /**
  * The audit log: one row per security-relevant event. Write with `recordAudit` (pass the transaction's
@@ -67,9 +66,7 @@ function scrub(value: unknown, depth = 0): unknown {
  * pass the transaction's EntityManager so the record commits or rolls back with the change.
  */
 export async function recordAudit(entry: AuditEntry, manager: EntityManager = em()): Promise<void> {
-  // `at` is left to the column default, the database clock, so records from several processes order truly.
-  await manager.insert(AuditLog, {
-    id: crypto.randomUUID(),
+  await insertAuditRow(manager, {
     action: entry.action,
     actorUserId: entry.actor?.userId ?? null,
     actorLabel: entry.actor?.label.slice(0, 320) ?? null,
@@ -83,56 +80,15 @@ export async function recordAudit(entry: AuditEntry, manager: EntityManager = em
 
 export const AUDIT_PAGE_SIZE = 50
 
-export interface AuditQuery {
-  action?: string
-  actorId?: string
-  from?: Date
-  to?: Date
+export interface AuditQuery extends AuditFilter {
   page: number
-}
-
-export interface AuditItemDto {
-  id: string
-  at: string
-  action: string
-  actorId: string | null
-  actorLabel: string | null
-  targetType: string | null
-  targetId: string | null
-  ip: string | null
-  userAgent: string | null
-  details: Record<string, unknown>
-}
-
-function toAuditItemDto(row: AuditLog): AuditItemDto {
-  return {
-    id: row.id,
-    at: row.at.toISOString(),
-    action: row.action,
-    actorId: row.actorUserId,
-    actorLabel: row.actorLabel,
-    targetType: row.targetType,
-    targetId: row.targetId,
-    ip: row.ip,
-    userAgent: row.userAgent,
-    details: row.details,
-  }
 }
 
 /** Audit records, newest first, 50 per page; `from` is inclusive and `to` exclusive. */
 export async function listAudit(
   query: AuditQuery,
 ): Promise<{ items: AuditItemDto[]; total: number; page: number }> {
-  const where: Record<string, unknown> = {}
-  if (query.action) where.action = query.action
-  if (query.actorId) where.actorUserId = query.actorId
-  if (query.from || query.to) {
-    where.at = { ...(query.from ? { $gte: query.from } : {}), ...(query.to ? { $lt: query.to } : {}) }
-  }
-  const [rows, total] = await em().findAndCount(AuditLog, where, {
-    orderBy: { at: 'desc', id: 'desc' },
-    limit: AUDIT_PAGE_SIZE,
-    offset: (query.page - 1) * AUDIT_PAGE_SIZE,
-  })
-  return { items: rows.map(toAuditItemDto), total, page: query.page }
+  const { page, ...filter } = query
+  const { items, total } = await selectAuditPage(em(), filter, AUDIT_PAGE_SIZE, (page - 1) * AUDIT_PAGE_SIZE)
+  return { items, total, page }
 }

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { AppError } from '#app/lib/errors.server.ts'
 import { em } from '#db/orm.ts'
+import { countRequest, MAX_WINDOW_SECONDS } from './store.server.ts'
 
 /**
  * Shared rate limits (docs/decisions/005-rate-limits.md): fixed-window counters in `rate_limit_buckets`, so
@@ -18,14 +19,6 @@ export interface RateLimitResult {
   retryAfterSeconds: number
 }
 
-const UPSERT = `
-insert into rate_limit_buckets as b (key, window_start, count) values (?, now(), 1)
-on conflict (key) do update set
-  window_start = case when b.window_start <= now() - make_interval(secs => ?) then now() else b.window_start end,
-  count = case when b.window_start <= now() - make_interval(secs => ?) then 1 else b.count + 1 end
-returning count,
-  greatest(1, ceil(extract(epoch from (window_start + make_interval(secs => ?) - now()))))::int as retry_after`
-
 /**
  * Counts one request against `bucket`/`key` (for example `login:ip`, `203.0.113.7`) and says whether it is
  * within `limit` requests per `windowSeconds`. Reusable by any feature (chat uses `chat:user`).
@@ -37,15 +30,11 @@ export async function consumeRateLimit(
   windowSeconds: number,
   manager: EntityManager = em(),
 ): Promise<RateLimitResult> {
-  const rows = await manager.execute<{ count: number; retry_after: number }[]>(UPSERT, [
-    `${bucket}:${key}`,
-    windowSeconds,
-    windowSeconds,
-    windowSeconds,
-  ])
-  const row = rows[0]!
-  const count = Number(row.count)
-  return { allowed: count <= limit, count, limit, retryAfterSeconds: Number(row.retry_after) }
+  if (!(windowSeconds > 0 && windowSeconds <= MAX_WINDOW_SECONDS)) {
+    throw new Error(`A rate-limit window lasts 1 to ${MAX_WINDOW_SECONDS} seconds, not ${windowSeconds}.`)
+  }
+  const { count, retryAfterSeconds } = await countRequest(manager, `${bucket}:${key}`, windowSeconds)
+  return { allowed: count <= limit, count, limit, retryAfterSeconds }
 }
 
 /** Like `consumeRateLimit`, but throws 429 `rate_limited` with `Retry-After` when over the limit. */
@@ -63,20 +52,4 @@ export async function enforceRateLimit(
       details: { retryAfterSeconds: result.retryAfterSeconds },
     })
   }
-}
-
-/**
- * Deletes buckets whose window ended more than `olderThanSeconds` ago. For the worker's hourly cleanup;
- * correctness never depends on it (an old bucket restarts its window on the next request).
- */
-export async function purgeRateLimitBuckets(
-  olderThanSeconds = 86_400,
-  manager: EntityManager = em(),
-): Promise<number> {
-  const rows = await manager.execute<{ n: number }[]>(
-    `with gone as (delete from rate_limit_buckets where window_start < now() - make_interval(secs => ?) returning 1)
-     select count(*)::int as n from gone`,
-    [olderThanSeconds],
-  )
-  return Number(rows[0]?.n ?? 0)
 }

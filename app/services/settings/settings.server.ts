@@ -8,6 +8,7 @@ import {
 } from '#app/schemas/validation.ts'
 import { recordAudit, type AuditActor, type ClientInfo } from '#app/services/audit/audit.server.ts'
 import { em } from '#db/orm.ts'
+import { insertSettingIfAbsent, selectSetting, upsertSetting } from './store.server.ts'
 
 /**
  * Settings an administrator changes at run time, stored in `app_setting` so every web process reads the same
@@ -22,26 +23,12 @@ const PASSWORD_LOGIN_ENABLED = 'passwordLoginEnabled'
  * override what an administrator saved (the spec: only a first boot takes the environment's value).
  */
 async function readOrInitialize<T>(key: string, initial: () => T, manager: EntityManager): Promise<T> {
-  // Plain SQL: this runs on every login, and an entity round trip costs several times more here.
-  const read = () =>
-    manager.execute<{ value: unknown }[]>('select value from app_setting where key = ?', [key])
-  let rows = await read()
-  if (rows.length === 0) {
-    await manager.execute(
-      'insert into app_setting (key, value, updated_at) values (?, ?::jsonb, now()) on conflict (key) do nothing',
-      [key, JSON.stringify(initial())],
-    )
-    rows = await read()
+  let stored = await selectSetting(manager, key)
+  if (!stored) {
+    await insertSettingIfAbsent(manager, key, initial())
+    stored = await selectSetting(manager, key)
   }
-  return rows[0]!.value as T
-}
-
-async function writeSetting(key: string, value: unknown, manager: EntityManager): Promise<void> {
-  await manager.execute(
-    `insert into app_setting (key, value, updated_at) values (?, ?::jsonb, now())
-     on conflict (key) do update set value = excluded.value, updated_at = now()`,
-    [key, JSON.stringify(value)],
-  )
+  return stored!.value as T
 }
 
 /** Whether ID/password login, registration and password setup are allowed (the spec's `passwordLoginEnabled`). */
@@ -63,7 +50,7 @@ export async function setPasswordLoginEnabled(
   audit: { actor: AuditActor; client?: ClientInfo } | null = null,
 ): Promise<void> {
   await em().transactional(async (tx) => {
-    await writeSetting(PASSWORD_LOGIN_ENABLED, enabled, tx)
+    await upsertSetting(tx, PASSWORD_LOGIN_ENABLED, enabled)
     if (audit) {
       await recordAudit(
         { action: 'settings.password_login', actor: audit.actor, client: audit.client, details: { enabled } },
@@ -101,7 +88,7 @@ export async function updateValidationConfig(options: {
 }): Promise<ValidationConfig> {
   return em().transactional(async (tx) => {
     if (options.input.wrongCaseSeverity !== undefined) {
-      await writeSetting(WRONG_CASE_SEVERITY, options.input.wrongCaseSeverity, tx)
+      await upsertSetting(tx, WRONG_CASE_SEVERITY, options.input.wrongCaseSeverity)
       await recordAudit(
         {
           action: 'settings.validation',

@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createHttpApp } from '#app/server/http.server.ts'
-import { consumeRateLimit, purgeRateLimitBuckets } from '#app/services/rate-limit/rate-limit.server.ts'
+import { consumeRateLimit } from '#app/services/rate-limit/rate-limit.server.ts'
+import { deleteExpiredRateLimitBuckets } from '#app/services/rate-limit/store.server.ts'
 import { em } from '#db/orm.ts'
 import { createUser } from '#tests/factories.ts'
 import { useTestDb } from '#tests/setup/db.ts'
@@ -40,13 +41,26 @@ describe('consumeRateLimit', () => {
     )
   })
 
-  it('purges buckets whose window is long over', async () => {
+  it('deleteExpiredRateLimitBuckets removes only buckets whose window is surely over, and counts them', async () => {
     await consumeRateLimit('old', 'x', 1, 60)
+    await consumeRateLimit('old', 'y', 1, 60)
+    await consumeRateLimit('fresh', 'z', 1, 60)
     await em().execute(
-      `update rate_limit_buckets set window_start = now() - interval '2 days' where key = 'old:x'`,
+      `update rate_limit_buckets set window_start = now() - interval '2 days' where key in ('old:x', 'old:y')`,
     )
-    expect(await purgeRateLimitBuckets(86_400)).toBeGreaterThanOrEqual(1)
-    expect(await em().execute(`select 1 from rate_limit_buckets where key = 'old:x'`)).toEqual([])
+    await em().execute(
+      `update rate_limit_buckets set window_start = now() - interval '23 hours' where key = 'fresh:z'`,
+    )
+    expect(await deleteExpiredRateLimitBuckets(new Date())).toBe(2)
+    const left = await em().execute<{ key: string }[]>(
+      `select key from rate_limit_buckets where key in ('old:x', 'old:y', 'fresh:z')`,
+    )
+    expect(left.map((r) => r.key)).toEqual(['fresh:z'])
+    expect(await deleteExpiredRateLimitBuckets(new Date())).toBe(0)
+  })
+
+  it('refuses a window longer than a day (the cleanup could not tell when it ends)', async () => {
+    await expect(consumeRateLimit('long', 'k', 1, 86_401)).rejects.toThrow(/window/)
   })
 })
 
