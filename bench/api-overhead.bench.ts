@@ -13,19 +13,17 @@ const { applyMigrations } = await import('../db/migrator.ts')
 const { issueApiKey } = await import('../app/services/auth/api-keys.server.ts')
 const { authenticateApiKey } = await import('../app/services/auth/authenticate.server.ts')
 const { handleApiRequest } = await import('../app/api/handler.server.ts')
-const { User } = await import('../db/entities/user.entity.ts')
+const { insertUser } = await import('../app/services/users/store.server.ts')
 
 await initDb({ pglite: await openPglite() })
 await applyMigrations()
-const manager = em()
-const user = manager.create(User, {
+const user = await insertUser(em(), {
   email: 'bench@example.test',
   name: 'Bench',
   role: 'editor',
   authType: 'agent',
   passwordHash: null,
 })
-await manager.flush()
 const { token, key } = await issueApiKey({ userId: user.id, name: 'bench', scopes: ['read'] })
 
 async function time(label: string, fn: () => Promise<unknown>, runs = 500): Promise<void> {

@@ -2,7 +2,7 @@ import crypto from 'node:crypto'
 import { issueApiKey } from '#app/services/auth/api-keys.server.ts'
 import { hashPassword } from '#app/services/auth/password.server.ts'
 import { createSession, SESSION_COOKIE } from '#app/services/auth/sessions.server.ts'
-import { User } from '#db/entities/user.entity.ts'
+import { insertUser, type UserRecord } from '#app/services/users/store.server.ts'
 import type { CreateTermInput } from '#app/schemas/terms.ts'
 import type { TermDto } from '#app/services/terms/read.server.ts'
 import { createTerm as createTermService } from '#app/services/terms/write.server.ts'
@@ -13,7 +13,7 @@ import type { AuthType, Role, Scope } from '#domain/identity.ts'
 export const TEST_ORIGIN = 'http://localhost:3000'
 
 export interface TestUser {
-  user: User
+  user: UserRecord
   password: string
   /** Headers for a cookie-session request, Origin included. */
   sessionHeaders: Record<string, string>
@@ -23,17 +23,15 @@ export interface TestUser {
 export async function createUser(
   overrides: { role?: Role; authType?: AuthType; email?: string; name?: string; password?: string } = {},
 ): Promise<TestUser> {
-  const manager = em()
   const email = overrides.email ?? `user-${crypto.randomUUID().slice(0, 8)}@example.test`
   const password = overrides.password ?? 'correct horse battery'
-  const user = manager.create(User, {
+  const user = await insertUser(em(), {
     email: email.toLowerCase(),
     name: overrides.name ?? email,
     role: overrides.role ?? 'viewer',
     authType: overrides.authType ?? 'password',
     passwordHash: overrides.authType === 'agent' ? null : await hashPassword(password),
   })
-  await manager.flush()
   const { token } = await createSession(user.id)
   return {
     user,
@@ -58,18 +56,13 @@ export async function createTerm(
   overrides: Partial<CreateTermInput> & { actorId?: string } = {},
 ): Promise<TermDto> {
   const { actorId, ...input } = overrides
-  termAuthor ??= (async () => {
-    const manager = em()
-    const author = manager.create(User, {
-      email: `author-${crypto.randomUUID().slice(0, 8)}@example.test`,
-      name: 'Term Author',
-      role: 'editor',
-      authType: 'agent',
-      passwordHash: null,
-    })
-    await manager.flush()
-    return author.id
-  })()
+  termAuthor ??= insertUser(em(), {
+    email: `author-${crypto.randomUUID().slice(0, 8)}@example.test`,
+    name: 'Term Author',
+    role: 'editor',
+    authType: 'agent',
+    passwordHash: null,
+  }).then((author) => author.id)
   const name = input.name ?? `Term ${crypto.randomUUID().slice(0, 8)}`
   return createTermService({
     actorId: actorId ?? (await termAuthor),

@@ -16,19 +16,22 @@ import { WikiPage, WikiPageRevision, WikiPageTerm } from './wiki-page.entity.ts'
 import { Term, TermCategory, TermDomain, TermNotation, TermOldSlug, TermRevision } from './term.entity.ts'
 
 /**
- * Entities the code reads and writes through the EntityManager (`em.find`, `em.create`, `nativeUpdate`):
- * accounts, sessions, API keys, the audit log and, in tests, settings.
+ * The entities: MikroORM's metadata of every table, kept as the typed description of the schema next to the
+ * hand-written migrations (a column added by a migration is added here too). They are schema-only: no
+ * service loads, creates or flushes them. Every statement on these tables is raw SQL in its area's
+ * data-access module (`app/services/<area>/store.server.ts`, decision 006: set-based writes, explicit lock
+ * order, the same SQL on PGlite and PostgreSQL). Tests use them to read rows back for their assertions
+ * (`em().findOne(ApiKey, …)`), and a future `em`-based read of a table needs no new metadata.
+ *
+ * Listed explicitly (no folder discovery), so the bundled server build sees the same list.
  */
-export const MANAGED_ENTITIES = [User, Session, ApiKey, AuditLog, AppSetting]
-
-/**
- * Schema-only entities: MikroORM's metadata of the tables that raw SQL owns (decision 006: set-based writes,
- * explicit lock order). No service loads them; every statement on these tables is in its area's data-access
- * module (`app/services/<area>/store.server.ts`). They are kept as the typed description of the schema next
- * to the hand-written migrations, and so that a future `em`-based read of one of these tables needs no new
- * metadata. A column added by a migration is added here too.
- */
-export const SCHEMA_ONLY_ENTITIES = [
+export const ENTITIES = [
+  User,
+  Session,
+  ApiKey,
+  AuditLog,
+  AppSetting,
+  RateLimitBucket,
   Term,
   TermRevision,
   TermNotation,
@@ -47,8 +50,4 @@ export const SCHEMA_ONLY_ENTITIES = [
   WikiPageRevision,
   WikiPageTerm,
   Meeting,
-  RateLimitBucket,
 ]
-
-/** Every entity, listed explicitly (no folder discovery, so the bundled server build sees the same list). */
-export const ENTITIES = [...MANAGED_ENTITIES, ...SCHEMA_ONLY_ENTITIES]
