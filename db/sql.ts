@@ -96,3 +96,18 @@ export async function countChanged(
   )
   return Number(rows[0]?.n ?? 0)
 }
+
+/** One optional condition of a `where` clause: its SQL and its parameters, or a falsy value to leave it out. */
+export type Condition = readonly [sql: string, ...params: unknown[]] | false | undefined | '' | null
+
+/**
+ * A `where` clause joining the conditions that are present with `and` (an empty string when none is), and
+ * their parameters in order: `where(filter.role && ['role = ?', filter.role], …)`.
+ */
+export function where(...conditions: readonly Condition[]): { sql: string; params: unknown[] } {
+  const present = conditions.filter((c): c is readonly [string, ...unknown[]] => Array.isArray(c))
+  return {
+    sql: present.length ? `where ${present.map(([sql]) => sql).join(' and ')}` : '',
+    params: present.flatMap(([, ...params]) => params),
+  }
+}

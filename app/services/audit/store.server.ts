@@ -1,7 +1,7 @@
 import type { z } from 'zod'
 import type { AuditListSchema } from '#app/schemas/identity.ts'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { countChanged, iso, pagedTotal, parseJson } from '#db/sql.ts'
+import { countChanged, iso, pagedTotal, parseJson, where } from '#db/sql.ts'
 import { em } from '#db/orm.ts'
 
 /**
@@ -89,34 +89,24 @@ export async function selectAuditPage(
   limit: number,
   offset: number,
 ): Promise<{ items: AuditItemDto[]; total: number }> {
-  const where: string[] = []
-  const params: unknown[] = []
-  if (filter.action) {
-    where.push('action = ?')
-    params.push(filter.action)
-  }
-  if (filter.actorId) {
-    where.push('actor_user_id = ?')
-    params.push(filter.actorId)
-  }
-  if (filter.from) {
-    where.push('at >= ?::timestamptz')
-    params.push(filter.from.toISOString())
-  }
-  if (filter.to) {
-    where.push('at < ?::timestamptz')
-    params.push(filter.to.toISOString())
-  }
-  const condition = where.length ? `where ${where.join(' and ')}` : ''
+  const filtered = where(
+    filter.action && ['action = ?', filter.action],
+    filter.actorId && ['actor_user_id = ?', filter.actorId],
+    filter.from && ['at >= ?::timestamptz', filter.from.toISOString()],
+    filter.to && ['at < ?::timestamptz', filter.to.toISOString()],
+  )
   const rows = await manager.execute<(AuditRow & { total: string | number })[]>(
     `select id, at, action, actor_user_id, actor_label, target_type, target_id, ip, user_agent, details,
             count(*) over () as total
-       from audit_log ${condition}
+       from audit_log ${filtered.sql}
       order by at desc, id desc limit ? offset ?`,
-    [...params, limit, offset],
+    [...filtered.params, limit, offset],
   )
   const total = await pagedTotal(rows, offset, () =>
-    manager.execute<{ n: number }[]>(`select count(*)::int as n from audit_log ${condition}`, params),
+    manager.execute<{ n: number }[]>(
+      `select count(*)::int as n from audit_log ${filtered.sql}`,
+      filtered.params,
+    ),
   )
   return { items: rows.map(toAuditItemDto), total }
 }

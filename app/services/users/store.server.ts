@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { containsPattern, iso, pagedTotal } from '#db/sql.ts'
+import { containsPattern, iso, pagedTotal, where } from '#db/sql.ts'
 import type { AuthType, Role } from '#domain/identity.ts'
 
 /**
@@ -128,29 +128,19 @@ export async function selectUserPage(
   limit: number,
   offset: number,
 ): Promise<{ items: UserRecord[]; total: number }> {
-  const where: string[] = []
-  const params: unknown[] = []
-  if (filter.role) {
-    where.push('role = ?')
-    params.push(filter.role)
-  }
-  if (filter.authType) {
-    where.push('auth_type = ?')
-    params.push(filter.authType)
-  }
-  if (filter.q) {
-    const pattern = containsPattern(filter.q)
-    where.push('(email ilike ? or name ilike ?)')
-    params.push(pattern, pattern)
-  }
-  const condition = where.length ? `where ${where.join(' and ')}` : ''
+  const pattern = filter.q && containsPattern(filter.q)
+  const filtered = where(
+    filter.role && ['role = ?', filter.role],
+    filter.authType && ['auth_type = ?', filter.authType],
+    pattern && ['(email ilike ? or name ilike ?)', pattern, pattern],
+  )
   const rows = await manager.execute<(UserRow & { total: string | number })[]>(
-    `select ${COLUMNS}, count(*) over () as total from users ${condition}
+    `select ${COLUMNS}, count(*) over () as total from users ${filtered.sql}
       order by email asc limit ? offset ?`,
-    [...params, limit, offset],
+    [...filtered.params, limit, offset],
   )
   const total = await pagedTotal(rows, offset, () =>
-    manager.execute<{ n: number }[]>(`select count(*)::int as n from users ${condition}`, params),
+    manager.execute<{ n: number }[]>(`select count(*)::int as n from users ${filtered.sql}`, filtered.params),
   )
   return { items: rows.map(toUser), total }
 }
