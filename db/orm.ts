@@ -23,6 +23,40 @@ export interface Db {
   em: EntityManager
   /** The embedded engine when there is one (tests and `close()` use it). */
   pglite: PGlite | undefined
+  /** True when committed changes are observed (see `onCommittedChange`). */
+  observesChanges: boolean
+}
+
+/**
+ * Channels the schema's triggers notify on commit (migrations: `credentials_changed` when an API key or a user
+ * changes). The embedded database listens to all of them from the moment it opens.
+ */
+export const CHANGE_CHANNELS = ['credentials_changed'] as const
+export type ChangeChannel = (typeof CHANGE_CHANNELS)[number]
+
+const changeListeners = new Map<ChangeChannel, Set<() => void>>()
+
+/**
+ * Calls `listener` after every committed transaction that notified `channel`, and when the database closes.
+ * Only the embedded database delivers these in time to matter: this process is its only writer, and PGlite
+ * runs the listener as part of the COMMIT that sent the notification, before the committing code goes on. On
+ * PostgreSQL other processes write too, so nothing is observed there: check `observesCommittedChanges()`
+ * before trusting a cache that relies on this.
+ */
+export function onCommittedChange(channel: ChangeChannel, listener: () => void): () => void {
+  let set = changeListeners.get(channel)
+  if (!set) changeListeners.set(channel, (set = new Set()))
+  set.add(listener)
+  return () => set.delete(listener)
+}
+
+/** Whether every committed change of the open database reaches `onCommittedChange` listeners at commit. */
+export function observesCommittedChanges(): boolean {
+  return current?.observesChanges ?? false
+}
+
+function notifyChange(channel: ChangeChannel): void {
+  for (const listener of changeListeners.get(channel) ?? []) listener()
 }
 
 export interface InitDbOptions {
@@ -142,7 +176,10 @@ export async function initDb(options: InitDbOptions = {}): Promise<Db> {
       pglite = await openPglite(options.dataDir === undefined ? undefined : embeddedDataPath(options.dataDir))
     }
     const orm = await MikroORM.init(ormOptions(pglite, options))
-    current = { orm, em: orm.em as EntityManager, pglite }
+    if (pglite) {
+      for (const channel of CHANGE_CHANNELS) await pglite.listen(channel, () => notifyChange(channel))
+    }
+    current = { orm, em: orm.em as EntityManager, pglite, observesChanges: Boolean(pglite) }
     return current
   })()
   try {
@@ -172,4 +209,6 @@ export async function closeDb(): Promise<void> {
   if (db.pglite && !db.pglite.closed) await db.pglite.close()
   // One process holds one database at a time, so every lock it holds goes with it.
   for (const dataPath of [...locks]) unlockDataDir(dataPath)
+  // Whatever was cached from this database is stale for the next one.
+  for (const channel of CHANGE_CHANNELS) notifyChange(channel)
 }

@@ -2,6 +2,7 @@ import type { z } from 'zod'
 import { authorize } from '#app/lib/auth-gate.server.ts'
 import { getConfig } from '#app/lib/config.server.ts'
 import { AppError, toErrorResponse, validationError, zodProblems } from '#app/lib/errors.server.ts'
+import { heldRequestBody, jsonResponse } from '#app/lib/held-bodies.ts'
 import { decodeUtf8Text, textProblems } from '#app/lib/text-input.ts'
 import type { Endpoint, HandlerContext } from './endpoint.server.ts'
 import { API_PREFIX } from './endpoint.server.ts'
@@ -123,7 +124,7 @@ function toResponse(result: unknown, endpoint: Endpoint, headers: Headers): Resp
     return new Response(null, { status: status === 200 ? 204 : status, headers })
   }
   headers.set('Content-Type', 'application/json; charset=utf-8')
-  return new Response(JSON.stringify(result), { status, headers })
+  return jsonResponse(result, { status, headers })
 }
 
 function parsePart(
@@ -158,7 +159,7 @@ async function readJsonBody(request: Request, endpoint: Endpoint): Promise<unkno
   const max = endpoint.maxBodyBytes ?? DEFAULT_MAX_BODY
   const declared = Number(request.headers.get('content-length') ?? '0')
   if (declared > max) throw new AppError('payload_too_large', `The body is larger than ${max} bytes.`)
-  const bytes = new Uint8Array(await request.arrayBuffer())
+  const bytes = heldRequestBody(request) ?? new Uint8Array(await request.arrayBuffer())
   if (bytes.byteLength > max) throw new AppError('payload_too_large', `The body is larger than ${max} bytes.`)
   const text = decodeUtf8Text(bytes, '(body)')
   if (text.trim() === '') return undefined

@@ -1,5 +1,6 @@
 import { ZodError } from 'zod'
 import { log } from './logger.server.ts'
+import { jsonResponse } from './held-bodies.ts'
 
 /** Every error code the API answers with, and its HTTP status: the one table of it. */
 export const STATUS = {
@@ -79,7 +80,7 @@ export interface ErrorBody {
  */
 export function toErrorResponse(error: unknown): Response {
   const appError = toAppError(error)
-  return new Response(JSON.stringify(errorBody(appError)), {
+  return jsonResponse(errorBody(appError), {
     status: appError.status,
     headers: { 'Content-Type': 'application/json; charset=utf-8', ...appError.headers },
   })

@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream/promises'
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web'
 import type { Request as ExpressRequest, Response as ExpressResponse } from 'express'
 import { AppError } from '#app/lib/errors.server.ts'
+import { heldResponseBody, requestWithBytes } from '#app/lib/held-bodies.ts'
 import { log } from '#app/lib/logger.server.ts'
 
 /**
@@ -50,7 +51,7 @@ export function toFetchRequest(
   res.on('close', () => {
     if (!done) controller.abort()
   })
-  return new Request(url, { method: req.method, headers, body, signal: controller.signal })
+  return requestWithBytes(url, { method: req.method, headers, body, signal: controller.signal })
 }
 
 /** Reads the body up to the limit; past it the rest is drained unread so the client still gets its 413. */
@@ -84,6 +85,11 @@ export async function sendFetchResponse(
   if (cookies.length) res.setHeader('Set-Cookie', cookies)
   if (req.method === 'HEAD' || !response.body) {
     res.end()
+    return
+  }
+  const held = heldResponseBody(response)
+  if (held !== undefined) {
+    res.end(held)
     return
   }
   await pipeline(Readable.fromWeb(response.body as NodeReadableStream<Uint8Array>), res).catch(

@@ -6,6 +6,7 @@ import { ensureEncryptionKey } from '#app/lib/secrets.server.ts'
 import { stopCompileWorker } from '#app/services/matching/compile-worker.ts'
 import { seedAdmin as seedAdminAccount } from '#app/services/auth/seed-admin.server.ts'
 import { applyMigrations, assertNoPendingMigrations } from '#db/migrator.ts'
+import { flushKeyUses } from '#app/services/auth/key-cache.server.ts'
 import { closeDb, initDb, type InitDbOptions } from '#db/orm.ts'
 import { closeJobs } from '#pipeline/jobs/client.ts'
 import { closeQueue } from '#pipeline/transport.ts'
@@ -94,6 +95,7 @@ class Lifecycle {
       await closeJobs()
       await stopCompileWorker()
       await closeQueue()
+      await flushKeyUses().catch((err: unknown) => log().warn({ err }, 'could not record API key uses'))
       await closeDb()
       log().info('stopped cleanly')
     })()

@@ -4,6 +4,7 @@ import { endpoint } from '#app/api/endpoint.server.ts'
 import { handleApiRequest } from '#app/api/handler.server.ts'
 import { Router } from '#app/api/router.server.ts'
 import { parseAuthorization } from '#app/services/auth/api-keys.server.ts'
+import { flushKeyUses } from '#app/services/auth/key-cache.server.ts'
 import { ApiKey } from '#db/entities/api-key.entity.ts'
 import { em } from '#db/orm.ts'
 import { createApiKey, createUser, TEST_ORIGIN } from '#tests/factories.ts'
@@ -75,6 +76,8 @@ describe('the auth gate', () => {
     expect(res.status).toBe(200)
     expect(await res.json()).toEqual({ via: 'key', id: user.id })
     const prefix = read.authorization!.slice('Bearer glk_'.length, 'Bearer glk_'.length + 8)
+    // The use is written after the answer, within a second; flushing writes it now.
+    await flushKeyUses()
     const key = await em().findOneOrFail(ApiKey, { prefix })
     expect(key.lastUsedAt).toBeInstanceOf(Date)
     const validate = await createApiKey(user.id, ['validate'])

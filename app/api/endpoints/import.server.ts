@@ -11,6 +11,7 @@ import {
 import { importTemplateCsv } from '#app/services/import/csv.server.ts'
 import { followImportJob, getImportJob } from '#app/services/import/import-jobs.server.ts'
 import { runImport, type ImportResult } from '#app/services/import/import.server.ts'
+import { jsonResponse } from '#app/lib/held-bodies.ts'
 
 const jobLocation = (jobId: string) => `${API_PREFIX}/import/${jobId}`
 
@@ -26,7 +27,7 @@ async function importAnswer(result: ImportResult, options: { stream: boolean }):
 }
 
 const jsonAnswer = (body: unknown, status: number, headers: Record<string, string>) =>
-  new Response(JSON.stringify(body), {
+  jsonResponse(body, {
     status,
     headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers },
   })

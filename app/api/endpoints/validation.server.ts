@@ -13,6 +13,7 @@ import { toSarif } from '#app/services/validation/sarif.server.ts'
 import { validateBatch, validateText } from '#app/services/validation/validate.server.ts'
 import { RELEASE } from '#app/lib/version.server.ts'
 import { auditActorOf, clientOf } from './identity.server.ts'
+import { jsonResponse } from '#app/lib/held-bodies.ts'
 
 const access = { kind: 'scoped', scope: 'validate' } as const
 
@@ -51,7 +52,7 @@ export const VALIDATION_ENDPOINTS = [
       const { format, ...input } = body
       const answer = await validateBatch(input)
       if (format === 'json') return answer
-      return new Response(JSON.stringify(toSarif(answer.results, RELEASE, answer.glossary)), {
+      return jsonResponse(toSarif(answer.results, RELEASE, answer.glossary), {
         status: 200,
         headers: { 'Content-Type': 'application/sarif+json; charset=utf-8' },
       })

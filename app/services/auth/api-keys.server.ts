@@ -13,9 +13,9 @@ import {
   selectActiveKey,
   selectUserKey,
   selectUserKeys,
-  touchApiKey,
   type ApiKeyRecord,
 } from './store.server.ts'
+import { cachedKey, flushKeyUses, noteKeyUse, rememberKey } from './key-cache.server.ts'
 import { digestsEqual, randomToken, sha256 } from './tokens.server.ts'
 import type { ActorUser, Role, Scope } from '#domain/identity.ts'
 
@@ -77,17 +77,21 @@ export interface ActiveKey {
  * The active key behind a parsed token, with its user. Revoked and expired keys are filtered out at lookup;
  * the secret is compared in constant time, and an unknown prefix costs the same comparison.
  *
- * Two plain statements (`selectActiveKey`, `touchApiKey`), not ORM entities: this runs on every API call,
- * and loading the key and its user as entities cost about ten times as much (bench/api-overhead.bench.ts).
+ * One plain statement (`selectActiveKey`), not ORM entities: this runs on every API call, and loading the
+ * key and its user as entities cost about ten times as much (bench/api-overhead.bench.ts). On the embedded
+ * database a verified key is then served from memory until a key or user changes, and the use is written
+ * after the answer (key-cache.server.ts).
  */
 export async function findActiveKey(parsed: ParsedKey): Promise<ActiveKey | null> {
-  const manager = em()
-  const key = await selectActiveKey(manager, parsed.prefix)
   const presented = sha256(parsed.secret)
+  let key = cachedKey(parsed.prefix)
+  if (!key) {
+    key = await selectActiveKey(em(), parsed.prefix)
+    if (key) rememberKey(parsed.prefix, key)
+  }
   const valid = digestsEqual(key?.secretHash ?? DUMMY_HASH, presented)
   if (!key || !valid) return null
-  // Each use updates last_used_at (spec).
-  await touchApiKey(manager, key.id)
+  noteKeyUse(key.id)
   return { id: key.id, scopes: key.scopes, user: key.user }
 }
 
@@ -106,6 +110,7 @@ function toListItem(key: ApiKeyRecord): ApiKeyListItem {
 
 /** `GET /keys`: the keys the user issued, newest first, revoked ones included (their `revokedAt` is set). */
 export async function listUserKeys(userId: string): Promise<{ keys: ApiKeyListItem[] }> {
+  await flushKeyUses()
   return { keys: (await selectUserKeys(em(), userId)).map(toListItem) }
 }
 

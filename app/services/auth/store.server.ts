@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { countChanged, iso, isoOrNull, textArray } from '#db/sql.ts'
+import { countChanged, iso, isoOrNull, textArray, uuidArray } from '#db/sql.ts'
 import { em } from '#db/orm.ts'
 import type { ActorUser, Role, Scope } from '#domain/identity.ts'
 
@@ -186,6 +186,8 @@ export interface ActiveKeyRow {
   secretHash: string
   scopes: Scope[]
   user: ActorUser
+  /** Milliseconds since the epoch, or null for a key that never expires. */
+  expiresAt: number | null
 }
 
 /** The key with this prefix, unless revoked or expired, with its owner (one joined select). */
@@ -198,6 +200,7 @@ export async function selectActiveKey(
       id: string
       secret_hash: string
       scopes: Scope[]
+      expires_at: Date | string | null
       user_id: string
       email: string
       name: string
@@ -205,18 +208,38 @@ export async function selectActiveKey(
       auth_type: string
     }[]
   >(
-    `select k.id, k.secret_hash, k.scopes, u.id as user_id, u.email, u.name, u.role, u.auth_type
+    `select k.id, k.secret_hash, k.scopes, k.expires_at, u.id as user_id, u.email, u.name, u.role, u.auth_type
        from api_keys k join users u on u.id = k.user_id
       where k.prefix = ? and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())`,
     [prefix],
   )
   const row = rows[0]
-  return row && { id: row.id, secretHash: row.secret_hash, scopes: row.scopes, user: actorUser(row) }
+  return (
+    row && {
+      id: row.id,
+      secretHash: row.secret_hash,
+      scopes: row.scopes,
+      user: actorUser(row),
+      expiresAt: row.expires_at === null ? null : new Date(row.expires_at).getTime(),
+    }
+  )
 }
 
-/** Records a use of the key (spec: each use updates `last_used_at`). */
-export async function touchApiKey(manager: EntityManager, keyId: string): Promise<void> {
-  await manager.execute('update api_keys set last_used_at = now() where id = ?', [keyId], 'run')
+/**
+ * Records uses of keys (spec: each use updates `last_used_at`): one statement for many keys, each set to the
+ * time of its latest use and never moved backwards.
+ */
+export async function recordKeyUses(
+  manager: EntityManager,
+  uses: readonly (readonly [keyId: string, at: Date])[],
+): Promise<void> {
+  await manager.execute(
+    `update api_keys k set last_used_at = greatest(k.last_used_at, u.at)
+       from unnest(?::uuid[], ?::timestamptz[]) as u(id, at)
+      where k.id = u.id`,
+    [uuidArray(uses.map(([id]) => id)), textArray(uses.map(([, at]) => at.toISOString()))],
+    'run',
+  )
 }
 
 /** A user's keys, newest first, revoked ones included. */

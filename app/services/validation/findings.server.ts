@@ -2,7 +2,7 @@ import type { MatcherEntry } from '#app/services/matching/matcher.ts'
 import type { Finding, Occurrence, Severity, ValidationConfig } from '#app/schemas/validation.ts'
 import { preferredFormFor } from '#app/services/terms/content.server.ts'
 import type { FormPayload } from './matcher-cache.server.ts'
-import type { NotationKind } from '#domain/terms.ts'
+import type { NotationKind, TermStatus } from '#domain/terms.ts'
 
 /**
  * What a recognized use says, shared by validation and lookup so both classify alike
@@ -11,7 +11,7 @@ import type { NotationKind } from '#domain/terms.ts'
 export interface UseFacts {
   /** The notation as the glossary writes it. */
   notation: string
-  term: { id: string; slug: string; name: string; status: string }
+  term: { id: string; slug: string; name: string; status: TermStatus }
   kind: NotationKind
   finding: Finding
   /** What to write instead (null when the term itself is deprecated and names no replacement). */

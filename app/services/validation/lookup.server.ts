@@ -18,7 +18,7 @@ export interface LookupResult {
   text: string
   normalized: string
   found: boolean
-  matches: LookupMatch[]
+  matches: readonly LookupMatch[]
 }
 
 /**
@@ -30,15 +30,8 @@ export async function lookupTerms(options: { texts: string[] }): Promise<{ resul
   const { snapshot } = await matcherCache.getFresh()
   const results = options.texts.map((text): LookupResult => {
     const hit = snapshot.matcher.lookup(text)
-    const matches = hit
-      ? useFacts(hit.entries, hit.wrongCase).map((f) => ({
-          term: f.term as LookupMatch['term'],
-          notation: f.notation,
-          kind: f.kind,
-          finding: f.finding,
-          preferred: f.preferred,
-        }))
-      : []
+    // The cached facts of each form are the answer's matches as they are (same fields, frozen, shared).
+    const matches: readonly LookupMatch[] = hit ? useFacts(hit.entries, hit.wrongCase) : []
     return { text, normalized: hit?.notation ?? normalizeKey(text), found: matches.length > 0, matches }
   })
   return { results }
