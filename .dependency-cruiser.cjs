@@ -30,9 +30,9 @@ module.exports = {
     {
       name: 'services-speak-data',
       severity: 'error',
-      comment: 'Services never import routes, components or the HTTP API layer.',
+      comment: 'Services never import routes, components, page helpers or the HTTP API layer.',
       from: { path: '^(app/services|pipeline|sync)/' },
-      to: { path: '^app/(routes|components|api)/' },
+      to: { path: '^app/(routes|components|pages|api)/' },
     },
   ],
   options: {

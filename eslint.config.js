@@ -53,12 +53,15 @@ export default tseslint.config(
               group: [
                 '\\#app/routes/*',
                 '\\#app/components/*',
+                '\\#app/pages/*',
                 '\\#app/api/*',
                 '**/routes/*',
                 '**/components/*',
+                '**/pages/*',
                 '**/api/*',
               ],
-              message: 'Services speak data: they never import routes, components or the HTTP API layer.',
+              message:
+                'Services speak data: they never import routes, components, page helpers or the HTTP API layer.',
             },
           ],
         },

@@ -14,7 +14,7 @@ import {
 } from '@remix-run/react'
 import { useNonce } from './components/nonce.tsx'
 import { detectLang, translate, type Lang, type MessageKey } from './lib/i18n.ts'
-import { getSessionActor } from './lib/pages.server.ts'
+import { getSessionActor } from '#app/pages/session.server.ts'
 import stylesheet from './styles/app.css?url'
 
 export const links: LinksFunction = () => [

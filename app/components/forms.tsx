@@ -1,5 +1,5 @@
 import { useState } from 'react'
-import type { FormFailure } from '#app/lib/pages.server.ts'
+import type { FormFailure } from '#app/pages/forms.server.ts'
 
 /** A labelled input with its error message, wired for screen readers. */
 export function Field(props: {

@@ -5,7 +5,7 @@ import { hasRole, type Actor, type Role, type Scope } from '#domain/identity.ts'
 
 /**
  * The one auth gate: every API endpoint declares an `Access` rule (checked by `authorize`) and every page
- * loader/action calls `requireUser` / `requireUserAction` (app/lib/pages.server.ts); both end here. It
+ * loader/action calls `requireUser` / `requireUserAction` (app/pages/session.server.ts); both end here. It
  * implements the spec's scope table, the roles and the cross-site check.
  */
 

@@ -2,14 +2,8 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remi
 import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import { FormError } from '#app/components/forms.tsx'
 import type { MessageKey } from '#app/lib/i18n.ts'
-import {
-  clientOfPage,
-  formAction,
-  invalidForm,
-  parseForm,
-  requireUser,
-  requireUserAction,
-} from '#app/lib/pages.server.ts'
+import { formAction, invalidForm, parseForm } from '#app/pages/forms.server.ts'
+import { clientOfPage, requireUser, requireUserAction } from '#app/pages/session.server.ts'
 import { useT } from '#app/root.tsx'
 import { SEVERITY_VALUES, UpdateValidationConfigSchema } from '#app/schemas/validation.ts'
 import { getValidationConfig, updateValidationConfig } from '#app/services/settings/settings.server.ts'

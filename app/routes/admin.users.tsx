@@ -1,14 +1,8 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
 import { Field, fieldError, FormError, OneTimeToken } from '#app/components/forms.tsx'
-import {
-  clientOfPage,
-  formAction,
-  invalidForm,
-  parseForm,
-  requireUser,
-  requireUserAction,
-} from '#app/lib/pages.server.ts'
+import { formAction, invalidForm, parseForm } from '#app/pages/forms.server.ts'
+import { clientOfPage, requireUser, requireUserAction } from '#app/pages/session.server.ts'
 import { Pager } from '#app/components/pager.tsx'
 import { useT, useOptionalUser } from '#app/root.tsx'
 import { ChangeRoleSchema, CreateAgentSchema, ListUsersQuerySchema } from '#app/schemas/identity.ts'

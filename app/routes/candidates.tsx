@@ -8,7 +8,8 @@ import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParam
 import { FormError } from '#app/components/forms.tsx'
 import { fill, formatDate, termHref } from '#app/components/terms/ui.tsx'
 import type { MessageKey } from '#app/lib/i18n.ts'
-import { formAction, invalidForm, parseForm, requireUser, requireUserAction } from '#app/lib/pages.server.ts'
+import { formAction, invalidForm, parseForm } from '#app/pages/forms.server.ts'
+import { requireUser, requireUserAction } from '#app/pages/session.server.ts'
 import { Pager } from '#app/components/pager.tsx'
 import { useT } from '#app/root.tsx'
 import {

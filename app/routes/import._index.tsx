@@ -1,5 +1,4 @@
 import {
-  data,
   redirect,
   type ActionFunctionArgs,
   type LoaderFunctionArgs,
@@ -19,16 +18,11 @@ import { FormError } from '#app/components/forms.tsx'
 import { fill, formatDate, termHref } from '#app/components/terms/ui.tsx'
 import type { MessageKey } from '#app/lib/i18n.ts'
 import { readNdjson } from '#app/lib/ndjson.ts'
-import { readImportForm } from '#app/lib/import-form.server.ts'
-import { formAction, orErrorPage, requireUser, requireUserAction } from '#app/lib/pages.server.ts'
+import { readImportForm } from '#app/pages/import.server.ts'
+import { formAction, orErrorPage } from '#app/pages/forms.server.ts'
+import { requireUser, requireUserAction } from '#app/pages/session.server.ts'
 import { useT } from '#app/root.tsx'
-import {
-  IMPORT_MAX_BYTES,
-  IMPORT_MAX_ROWS,
-  ImportJobParamsSchema,
-  type ImportJob,
-  type ReportRow,
-} from '#app/schemas/import.ts'
+import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, type ImportJob, type ReportRow } from '#app/schemas/import.ts'
 import {
   getImportJob,
   listImportJobs,
@@ -44,9 +38,8 @@ const RECENT_JOBS = 10
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireUser(request, 'editor')
   const jobParam = new URL(request.url).searchParams.get('job')
-  const jobId = jobParam ? ImportJobParamsSchema.safeParse({ jobId: jobParam }) : null
-  if (jobId && !jobId.success) throw data({ message: 'No such import job.' }, { status: 404 })
-  const job = jobId?.success ? await orErrorPage(() => getImportJob(jobId.data)) : null
+  // An id that is not a job's (malformed or unknown) is the 404 page, through the service's not_found.
+  const job = jobParam ? await orErrorPage(() => getImportJob({ jobId: jobParam })) : null
   const recent = await listImportJobs({ limit: RECENT_JOBS })
   return { job, recent, maxBytes: IMPORT_MAX_BYTES, maxRows: IMPORT_MAX_ROWS }
 }

@@ -6,16 +6,14 @@ import {
 } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useSearchParams } from '@remix-run/react'
 import { Field, FormError } from '#app/components/forms.tsx'
+import { formAction, invalidForm, parseForm } from '#app/pages/forms.server.ts'
 import {
   clientOfPage,
-  formAction,
   getSessionActor,
-  invalidForm,
   isHttpsPage,
-  parseForm,
   requireSameOrigin,
   safeRedirect,
-} from '#app/lib/pages.server.ts'
+} from '#app/pages/session.server.ts'
 import { useT } from '#app/root.tsx'
 import { LoginSchema } from '#app/schemas/identity.ts'
 import { loginWithPassword } from '#app/services/auth/accounts.server.ts'

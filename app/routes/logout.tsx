@@ -1,5 +1,5 @@
 import { redirect, type ActionFunctionArgs } from '@remix-run/node'
-import { clientOfPage, getSessionActor, isHttpsPage, requireSameOrigin } from '#app/lib/pages.server.ts'
+import { clientOfPage, getSessionActor, isHttpsPage, requireSameOrigin } from '#app/pages/session.server.ts'
 import { logout } from '#app/services/auth/accounts.server.ts'
 import { clearedSessionCookie } from '#app/services/auth/sessions.server.ts'
 

@@ -1,5 +1,5 @@
 import { data, type ActionFunctionArgs } from '@remix-run/node'
-import { requireUserAction } from '#app/lib/pages.server.ts'
+import { requireUserAction } from '#app/pages/session.server.ts'
 import { LIMITS } from '#app/schemas/terms.ts'
 import { renderMarkdown } from '#app/services/markdown/render.server.ts'
 

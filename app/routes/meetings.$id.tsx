@@ -5,7 +5,8 @@ import {
   type MetaFunction,
 } from '@remix-run/node'
 import { Form, Link, useLoaderData } from '@remix-run/react'
-import { orErrorPage, requireUser, requireUserAction } from '#app/lib/pages.server.ts'
+import { orErrorPage } from '#app/pages/forms.server.ts'
+import { requireUser, requireUserAction } from '#app/pages/session.server.ts'
 import { useOptionalUser, useT } from '#app/root.tsx'
 import { archiveMeeting, getMeeting } from '#app/services/meetings/meetings.server.ts'
 

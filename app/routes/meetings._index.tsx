@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { Form, Link, useLoaderData, useSearchParams } from '@remix-run/react'
-import { requireUser } from '#app/lib/pages.server.ts'
+import { requireUser } from '#app/pages/session.server.ts'
 import { Pager } from '#app/components/pager.tsx'
 import { useT } from '#app/root.tsx'
 import { ListMeetingsQuerySchema } from '#app/schemas/meetings.ts'

@@ -6,15 +6,8 @@ import {
 } from '@remix-run/node'
 import { Link, useActionData, useLoaderData } from '@remix-run/react'
 import { SignUpForm } from '#app/components/sign-up-form.tsx'
-import {
-  clientOfPage,
-  formAction,
-  getSessionActor,
-  invalidForm,
-  isHttpsPage,
-  parseForm,
-  requireSameOrigin,
-} from '#app/lib/pages.server.ts'
+import { formAction, invalidForm, parseForm } from '#app/pages/forms.server.ts'
+import { clientOfPage, getSessionActor, isHttpsPage, requireSameOrigin } from '#app/pages/session.server.ts'
 import { useT } from '#app/root.tsx'
 import { SignUpSchema } from '#app/schemas/identity.ts'
 import { registerUser } from '#app/services/auth/accounts.server.ts'

@@ -7,14 +7,8 @@ import {
 import { Form, Link, useActionData, useLoaderData } from '@remix-run/react'
 import { FormError, fieldError } from '#app/components/forms.tsx'
 import type { MessageKey } from '#app/lib/i18n.ts'
-import {
-  formAction,
-  invalidForm,
-  orErrorPage,
-  parseForm,
-  requireUser,
-  requireUserAction,
-} from '#app/lib/pages.server.ts'
+import { formAction, invalidForm, orErrorPage, parseForm } from '#app/pages/forms.server.ts'
+import { requireUser, requireUserAction } from '#app/pages/session.server.ts'
 import { useT } from '#app/root.tsx'
 import { PatchRelationSchema } from '#app/schemas/relations.ts'
 import { getRelation } from '#app/services/relations/read.server.ts'

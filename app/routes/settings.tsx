@@ -6,16 +6,14 @@ import {
 } from '@remix-run/node'
 import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import { Field, fieldError, FormError, OneTimeToken } from '#app/components/forms.tsx'
+import { formAction, invalidForm, parseForm } from '#app/pages/forms.server.ts'
 import {
   clientOfPage,
-  formAction,
-  invalidForm,
   isHttpsPage,
-  parseForm,
   requireUser,
   requireUserAction,
   type SessionActor,
-} from '#app/lib/pages.server.ts'
+} from '#app/pages/session.server.ts'
 import { useT } from '#app/root.tsx'
 import { CreateKeySchema, DeleteAccountSchema, UpdateAccountSchema } from '#app/schemas/identity.ts'
 import {

@@ -6,14 +6,8 @@ import {
 } from '@remix-run/node'
 import { useActionData } from '@remix-run/react'
 import { SignUpForm } from '#app/components/sign-up-form.tsx'
-import {
-  clientOfPage,
-  formAction,
-  invalidForm,
-  isHttpsPage,
-  parseForm,
-  requireSameOrigin,
-} from '#app/lib/pages.server.ts'
+import { formAction, invalidForm, parseForm } from '#app/pages/forms.server.ts'
+import { clientOfPage, isHttpsPage, requireSameOrigin } from '#app/pages/session.server.ts'
 import { useT } from '#app/root.tsx'
 import { SignUpSchema } from '#app/schemas/identity.ts'
 import { setupFirstAdmin } from '#app/services/auth/accounts.server.ts'

@@ -7,7 +7,7 @@ import {
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
 import { TermLinks } from '#app/components/content/term-links.tsx'
 import { FormError } from '#app/components/forms.tsx'
-import { loadTermOr404 } from '#app/components/terms/loaders.server.ts'
+import { loadTermLinks, loadTermOr404 } from '#app/pages/term-page.server.ts'
 import {
   className,
   fill,
@@ -18,8 +18,8 @@ import {
   useLang,
 } from '#app/components/terms/ui.tsx'
 import type { MessageKey } from '#app/lib/i18n.ts'
-import { formAction, invalidForm, parseForm, requireUser, requireUserAction } from '#app/lib/pages.server.ts'
-import { loadTermLinks } from '#app/lib/term-links.server.ts'
+import { formAction, invalidForm, parseForm } from '#app/pages/forms.server.ts'
+import { requireUser, requireUserAction } from '#app/pages/session.server.ts'
 import { useOptionalUser, useT } from '#app/root.tsx'
 import { MergeTermSchema } from '#app/schemas/terms.ts'
 import { renderMarkdown } from '#app/services/markdown/render.server.ts'

@@ -1,9 +1,10 @@
 import { redirect, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Form, Link, useLoaderData } from '@remix-run/react'
 import { DiffView } from '#app/components/terms/diff-view.tsx'
-import { loadTermOr404 } from '#app/components/terms/loaders.server.ts'
+import { loadTermOr404 } from '#app/pages/term-page.server.ts'
 import { fill, formatDate, termHref } from '#app/components/terms/ui.tsx'
-import { orErrorPage, requireUser } from '#app/lib/pages.server.ts'
+import { orErrorPage } from '#app/pages/forms.server.ts'
+import { requireUser } from '#app/pages/session.server.ts'
 import { useT } from '#app/root.tsx'
 import { diffRevisions, listRevisions } from '#app/services/terms/read.server.ts'
 

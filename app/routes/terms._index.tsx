@@ -12,7 +12,7 @@ import {
 } from '#app/components/terms/ui.tsx'
 import { Pager } from '#app/components/pager.tsx'
 import type { MessageKey } from '#app/lib/i18n.ts'
-import { requireUser } from '#app/lib/pages.server.ts'
+import { requireUser } from '#app/pages/session.server.ts'
 import { useOptionalUser, useT } from '#app/root.tsx'
 import { ListTermsQuerySchema } from '#app/schemas/terms.ts'
 import { listClassification } from '#app/services/terms/classification.server.ts'

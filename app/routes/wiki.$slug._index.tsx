@@ -1,7 +1,8 @@
 import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { Link, useLoaderData } from '@remix-run/react'
 import type { MessageKey } from '#app/lib/i18n.ts'
-import { orErrorPage, requireUser } from '#app/lib/pages.server.ts'
+import { orErrorPage } from '#app/pages/forms.server.ts'
+import { requireUser } from '#app/pages/session.server.ts'
 import { useOptionalUser, useT } from '#app/root.tsx'
 import { getWikiPage } from '#app/services/wiki/read.server.ts'
 

@@ -6,15 +6,9 @@ import {
 } from '@remix-run/node'
 import { Link, useActionData, useLoaderData } from '@remix-run/react'
 import { WikiEditor, type WikiFormValues } from '#app/components/content/wiki-editor.tsx'
-import {
-  formAction,
-  invalidForm,
-  orErrorPage,
-  parseForm,
-  requireUser,
-  requireUserAction,
-} from '#app/lib/pages.server.ts'
-import { readWikiForm, wikiBody } from '#app/lib/wiki-form.server.ts'
+import { formAction, invalidForm, orErrorPage, parseForm } from '#app/pages/forms.server.ts'
+import { requireUser, requireUserAction } from '#app/pages/session.server.ts'
+import { readWikiForm, wikiBody } from '#app/pages/wiki-form.server.ts'
 import { useT } from '#app/root.tsx'
 import { UpdateWikiPageSchema } from '#app/schemas/wiki.ts'
 import { renderMarkdown } from '#app/services/markdown/render.server.ts'

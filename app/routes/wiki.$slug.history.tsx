@@ -1,6 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { Form, Link, useLoaderData } from '@remix-run/react'
-import { orErrorPage, requireUser } from '#app/lib/pages.server.ts'
+import { orErrorPage } from '#app/pages/forms.server.ts'
+import { requireUser } from '#app/pages/session.server.ts'
 import { useT } from '#app/root.tsx'
 import { diffWikiRevisions, listWikiRevisions } from '#app/services/wiki/read.server.ts'
 

@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { Form, Link, useLoaderData, useSearchParams } from '@remix-run/react'
 import type { MessageKey } from '#app/lib/i18n.ts'
-import { requireUser } from '#app/lib/pages.server.ts'
+import { requireUser } from '#app/pages/session.server.ts'
 import { Pager } from '#app/components/pager.tsx'
 import { useOptionalUser, useT } from '#app/root.tsx'
 import { ListWikiQuerySchema } from '#app/schemas/wiki.ts'

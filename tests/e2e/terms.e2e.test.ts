@@ -358,6 +358,10 @@ describe('glossary pages in Chromium', () => {
       expect(polled.status).toBe(200)
       expect(polled.body).toContain(jobId)
       expect(polled.body).toContain('succeeded')
+      // A malformed or unknown job id is the 404 page (the service's not_found through orErrorPage).
+      for (const id of ['not-a-job', '00000000-0000-4000-8000-000000000000']) {
+        expect((await context.request.get(`/import?job=${id}`)).status(), id).toBe(404)
+      }
       // Every job is listed under "recent imports", newest first.
       const recent = page.getByTestId('recent-imports')
       expect(await recent.locator('tbody tr').count()).toBeGreaterThanOrEqual(2)

@@ -1,8 +1,8 @@
 import { data } from '@remix-run/node'
-import type { SessionActor } from './pages.server.ts'
-import { expectedError } from './errors.server.ts'
+import { expectedError } from '#app/lib/errors.server.ts'
 import { PatchRelationSchema, ReverseRelationSchema } from '#app/schemas/relations.ts'
 import { patchRelation, reverseRelation } from '#app/services/relations/write.server.ts'
+import type { SessionActor } from './session.server.ts'
 
 /**
  * The review buttons' form post (approve, reject, reverse), shared by the review queue and the term page.

@@ -1,6 +1,5 @@
 import crypto from 'node:crypto'
 import { data, redirect, unstable_parseMultipartFormData, type UploadHandler } from '@remix-run/node'
-import { requireUserAction } from '#app/lib/pages.server.ts'
 import { AppError, expectedError } from '#app/lib/errors.server.ts'
 import { CreateTermSchema, UpdateTermSchema } from '#app/schemas/terms.ts'
 import { ATTACHMENT_MAX_BYTES, storeAttachment } from '#app/services/attachments/attachments.server.ts'
@@ -16,7 +15,9 @@ import {
   type ConflictInfo,
   type EditorResult,
   type EditorValues,
-} from './editor-values.ts'
+} from '#app/components/terms/editor-values.ts'
+import { problemsOf } from './forms.server.ts'
+import { requireUserAction } from './session.server.ts'
 
 /** What a form part too large to keep reads as (the rest of the form still arrives). */
 const TOO_LARGE = '\u0000too-large'
@@ -60,16 +61,13 @@ function failure(
   values: EditorValues,
   rowOf: number[] = [],
 ) {
-  const problems = (error.details?.problems ?? []) as { path: string; message: string }[]
-  const fieldErrors: Record<string, string> = {}
-  for (const p of problems) fieldErrors[p.path] ??= p.message
   return answer(
     {
       ok: false,
       intent,
       values,
       formError: error.message,
-      fieldErrors: errorsToRows(fieldErrors, rowOf),
+      fieldErrors: errorsToRows(problemsOf(error), rowOf),
       code: error.code,
     },
     error.status,

@@ -5,7 +5,7 @@ import {
 } from '@remix-run/node'
 import { AppError, validationError } from '#app/lib/errors.server.ts'
 import { IMPORT_MAX_BYTES, ImportSchema, type ImportInput } from '#app/schemas/import.ts'
-import { decodeUtf8Text } from './text-input.ts'
+import { decodeUtf8Text } from '#app/lib/text-input.ts'
 
 /**
  * Reads the import page's form (an uploaded file or pasted content; CSV or JSON, chosen or detected) into

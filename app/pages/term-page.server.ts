@@ -1,7 +1,14 @@
-import { listRelations } from '#app/services/relations/read.server.ts'
-import { listWikiPages } from '#app/services/wiki/read.server.ts'
 import { ListRelationsQuerySchema, RELATION_LIMITS } from '#app/schemas/relations.ts'
 import { ListWikiQuerySchema } from '#app/schemas/wiki.ts'
+import { listRelations } from '#app/services/relations/read.server.ts'
+import { getTerm, type TermDto } from '#app/services/terms/read.server.ts'
+import { listWikiPages } from '#app/services/wiki/read.server.ts'
+import { orErrorPage } from './forms.server.ts'
+
+/** The term of a page address (UUID, current slug or old slug), or the 404 page. */
+export function loadTermOr404(idOrSlug: string): Promise<TermDto> {
+  return orErrorPage(() => getTerm({ idOrSlug }))
+}
 
 /** At most this many approved relations are drawn on a term page (the review queue lists all). */
 const MAX_RELATIONS = 100

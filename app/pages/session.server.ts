@@ -1,0 +1,73 @@
+import { data, redirect, type AppLoadContext } from '@remix-run/node'
+import { assertSameOrigin, identify } from '#app/lib/auth-gate.server.ts'
+import { AppError } from '#app/lib/errors.server.ts'
+import { hasRole, type Actor, type Role } from '#domain/identity.ts'
+
+/**
+ * Who a page request comes from, for every page loader and action: the signed-in session (the same gate as
+ * the API), the role a page needs, the cross-site check on form posts, the client address for the audit log
+ * and the same-site return address after login. Turning a service failure into a page is `forms.server.ts`.
+ */
+
+export type SessionActor = Extract<Actor, { via: 'session' }>
+
+/** The signed-in session of a page request, or null. Pages ignore API keys. */
+export async function getSessionActor(request: Request): Promise<SessionActor | null> {
+  if (request.headers.has('authorization')) return null
+  const actor = await identify(request)
+  return actor?.via === 'session' ? actor : null
+}
+
+/** Requires a signed-in user with at least `minRole`; sends anonymous visitors to the login page. */
+export async function requireUser(request: Request, minRole: Role = 'viewer'): Promise<SessionActor> {
+  const actor = await getSessionActor(request)
+  if (!actor) {
+    const url = new URL(request.url)
+    throw redirect(`/login?redirectTo=${encodeURIComponent(url.pathname + url.search)}`)
+  }
+  if (!hasRole(actor.user, minRole)) {
+    throw data({ message: 'Your role does not allow this page.' }, { status: 403 })
+  }
+  return actor
+}
+
+/** For actions: the same as `requireUser`, plus the Origin/Referer check of cookie-session writes. */
+export async function requireUserAction(request: Request, minRole: Role = 'viewer'): Promise<SessionActor> {
+  const actor = await requireUser(request, minRole)
+  requireSameOrigin(request)
+  return actor
+}
+
+/** The cross-site check for a form post, as a 403 page instead of a thrown AppError. */
+export function requireSameOrigin(request: Request, required = true): void {
+  try {
+    assertSameOrigin(request, required)
+  } catch (error) {
+    if (error instanceof AppError) throw data({ message: error.message }, { status: 403 })
+    throw error
+  }
+}
+
+export function clientOfPage(
+  request: Request,
+  context: AppLoadContext,
+): { ip: string; userAgent: string | null } {
+  return { ip: context.ip ?? '', userAgent: request.headers.get('user-agent') }
+}
+
+export function isHttpsPage(context: AppLoadContext): boolean {
+  return context.isHttps ?? false
+}
+
+/** A same-site path to return to after login; anything else falls back to `/`. */
+export function safeRedirect(target: FormDataEntryValue | string | null | undefined, fallback = '/'): string {
+  if (
+    typeof target !== 'string' ||
+    !target.startsWith('/') ||
+    target.startsWith('//') ||
+    target.startsWith('/\\')
+  ) {
+    return fallback
+  }
+  return target
+}
