@@ -72,58 +72,66 @@ async function findAgent(tx: EntityManager, id: string): Promise<UserRecord> {
   return user
 }
 
-/** `DELETE /admin/users/{id}/keys`: revokes every key of an agent. */
-export async function revokeAgentKeys(options: {
+interface AgentKeyOptions {
   userId: string
   actor: AuditActor
   client: ClientInfo
-}): Promise<{ revoked: number; key: null }> {
+}
+
+type IssuedKey = { id: string; name: string; prefix: string; scopes: Scope[]; token: string }
+
+/**
+ * What revoking and rotating share, in one transaction: every key of the agent revoked, then (rotation) one
+ * new key issued, and the audit row naming what happened.
+ */
+async function replaceAgentKeys(
+  options: AgentKeyOptions,
+  issue: boolean,
+): Promise<{ revoked: number; key: IssuedKey | null }> {
   return em().transactional(async (tx) => {
     const agent = await findAgent(tx, options.userId)
     const revoked = await revokeUserKeyRows(tx, agent.id)
+    const issued = issue
+      ? await issueApiKey(
+          { userId: agent.id, name: keyName(agent.name), scopes: scopesForRole(agent.role) },
+          tx,
+        )
+      : null
+    const key = issued && { ...keyFields(issued.key), token: issued.token }
     await recordAudit(
       {
-        action: 'agent.keys_revoke',
+        action: key ? 'agent.keys_rotate' : 'agent.keys_revoke',
         actor: options.actor,
         target: userTarget(agent.id),
         client: options.client,
-        details: { name: agent.name, revoked },
+        details: {
+          name: agent.name,
+          revoked,
+          ...(key && { keyId: key.id, prefix: key.prefix, scopes: key.scopes }),
+        },
       },
       tx,
     )
-    return { revoked, key: null }
+    return { revoked, key }
   })
+}
+
+function keyFields(key: Omit<IssuedKey, 'token'>): Omit<IssuedKey, 'token'> {
+  return { id: key.id, name: key.name, prefix: key.prefix, scopes: key.scopes }
+}
+
+/** `DELETE /admin/users/{id}/keys`: revokes every key of an agent. */
+export async function revokeAgentKeys(options: AgentKeyOptions): Promise<{ revoked: number; key: null }> {
+  const { revoked } = await replaceAgentKeys(options, false)
+  return { revoked, key: null }
 }
 
 /**
  * `POST /admin/users/{id}/keys`: revokes every key of an agent and issues one new key, shown once. Its
  * scopes follow the agent's role: a viewer agent gets only `read` and `validate`.
  */
-export async function rotateAgentKey(options: {
-  userId: string
-  actor: AuditActor
-  client: ClientInfo
-}): Promise<{
-  revoked: number
-  key: { id: string; name: string; prefix: string; scopes: Scope[]; token: string }
-}> {
-  return em().transactional(async (tx) => {
-    const agent = await findAgent(tx, options.userId)
-    const revoked = await revokeUserKeyRows(tx, agent.id)
-    const { key, token } = await issueApiKey(
-      { userId: agent.id, name: keyName(agent.name), scopes: scopesForRole(agent.role) },
-      tx,
-    )
-    await recordAudit(
-      {
-        action: 'agent.keys_rotate',
-        actor: options.actor,
-        target: userTarget(agent.id),
-        client: options.client,
-        details: { name: agent.name, revoked, keyId: key.id, prefix: key.prefix, scopes: key.scopes },
-      },
-      tx,
-    )
-    return { revoked, key: { id: key.id, name: key.name, prefix: key.prefix, scopes: key.scopes, token } }
-  })
+export async function rotateAgentKey(options: AgentKeyOptions): Promise<{ revoked: number; key: IssuedKey }> {
+  const { revoked, key } = await replaceAgentKeys(options, true)
+  if (!key) throw new Error('a rotation issues a key')
+  return { revoked, key }
 }
