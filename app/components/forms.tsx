@@ -1,4 +1,5 @@
-import { useState } from 'react'
+import { Form } from '@remix-run/react'
+import { useState, type ReactNode } from 'react'
 import type { FormFailure } from '#app/pages/forms.server.ts'
 
 /** A labelled input with its error message, wired for screen readers. */
@@ -76,5 +77,29 @@ export function OneTimeToken(props: {
         {copied ? props.copiedLabel : props.copyLabel}
       </button>
     </div>
+  )
+}
+
+/**
+ * A form of one button acting on one item (rotate, revoke, dismiss…): posts `intent` and the hidden fields that
+ * name the item, so it works without JavaScript.
+ */
+export function IntentButton(props: {
+  intent: string
+  fields: Record<string, string>
+  className?: string
+  disabled?: boolean
+  children: ReactNode
+}) {
+  return (
+    <Form method="post" className="inline">
+      <input type="hidden" name="intent" value={props.intent} />
+      {Object.entries(props.fields).map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
+      <button type="submit" className={props.className} disabled={props.disabled}>
+        {props.children}
+      </button>
+    </Form>
   )
 }

@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
-import { Field, fieldError, FormError, OneTimeToken } from '#app/components/forms.tsx'
+import { Field, fieldError, FormError, IntentButton, OneTimeToken } from '#app/components/forms.tsx'
 import { formAction, invalidForm, parseForm } from '#app/pages/forms.server.ts'
 import { clientOfPage, requireUser, requireUserAction } from '#app/pages/session.server.ts'
 import { Pager } from '#app/components/pager.tsx'
@@ -135,20 +135,22 @@ export default function AdminUsersPage() {
               <td>
                 {user.authType === 'agent' ? (
                   <>
-                    <Form method="post" className="inline">
-                      <input type="hidden" name="intent" value="rotate" />
-                      <input type="hidden" name="userId" value={user.id} />
-                      <button type="submit" className="secondary" disabled={busy}>
-                        {t('users.rotate')}
-                      </button>
-                    </Form>{' '}
-                    <Form method="post" className="inline">
-                      <input type="hidden" name="intent" value="revoke-keys" />
-                      <input type="hidden" name="userId" value={user.id} />
-                      <button type="submit" className="danger" disabled={busy}>
-                        {t('users.revokeKeys')}
-                      </button>
-                    </Form>
+                    <IntentButton
+                      intent="rotate"
+                      fields={{ userId: user.id }}
+                      className="secondary"
+                      disabled={busy}
+                    >
+                      {t('users.rotate')}
+                    </IntentButton>{' '}
+                    <IntentButton
+                      intent="revoke-keys"
+                      fields={{ userId: user.id }}
+                      className="danger"
+                      disabled={busy}
+                    >
+                      {t('users.revokeKeys')}
+                    </IntentButton>
                   </>
                 ) : null}
               </td>

@@ -5,7 +5,7 @@ import {
   type MetaFunction,
 } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
-import { FormError } from '#app/components/forms.tsx'
+import { FormError, IntentButton } from '#app/components/forms.tsx'
 import { fill, formatDate, termHref } from '#app/components/terms/ui.tsx'
 import type { MessageKey } from '#app/lib/i18n.ts'
 import { formAction, invalidForm, parseForm } from '#app/pages/forms.server.ts'
@@ -150,13 +150,14 @@ export default function CandidatesPage() {
                           {t('candidates.promote')}
                         </button>
                       </Form>
-                      <Form method="post" className="inline">
-                        <input type="hidden" name="intent" value="dismiss" />
-                        <input type="hidden" name="id" value={c.id} />
-                        <button type="submit" className="secondary" disabled={busy}>
-                          {t('candidates.dismiss')}
-                        </button>
-                      </Form>
+                      <IntentButton
+                        intent="dismiss"
+                        fields={{ id: c.id }}
+                        className="secondary"
+                        disabled={busy}
+                      >
+                        {t('candidates.dismiss')}
+                      </IntentButton>
                     </>
                   ) : c.promotedTermId ? (
                     <Link to={termHref(c.promotedTermId)}>{t('candidates.openTerm')}</Link>

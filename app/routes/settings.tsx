@@ -5,7 +5,7 @@ import {
   type MetaFunction,
 } from '@remix-run/node'
 import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
-import { Field, fieldError, FormError, OneTimeToken } from '#app/components/forms.tsx'
+import { Field, fieldError, FormError, IntentButton, OneTimeToken } from '#app/components/forms.tsx'
 import { formAction, invalidForm, parseForm } from '#app/pages/forms.server.ts'
 import {
   clientOfPage,
@@ -203,13 +203,14 @@ export default function SettingsPage() {
                       {t('field.revoked')} {formatDate(key.revokedAt, '')}
                     </span>
                   ) : (
-                    <Form method="post" className="inline">
-                      <input type="hidden" name="intent" value="revoke-key" />
-                      <input type="hidden" name="keyId" value={key.id} />
-                      <button type="submit" className="secondary" disabled={busy}>
-                        {t('settings.revoke')} {key.name}
-                      </button>
-                    </Form>
+                    <IntentButton
+                      intent="revoke-key"
+                      fields={{ keyId: key.id }}
+                      className="secondary"
+                      disabled={busy}
+                    >
+                      {t('settings.revoke')} {key.name}
+                    </IntentButton>
                   )}
                 </td>
               </tr>
