@@ -1,7 +1,7 @@
 import type { z } from 'zod'
 import type { CandidateSchema } from '#app/schemas/candidates.ts'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { containsPattern, iso, parseJson } from '#db/sql.ts'
+import { containsPattern, iso, parseJson, where } from '#db/sql.ts'
 import type { CandidateStatus } from '#domain/content.ts'
 
 /**
@@ -83,20 +83,18 @@ export async function selectCandidatePage(
   manager: EntityManager,
   query: { status: CandidateStatus; hideKnown: boolean; folded: string; limit: number; offset: number },
 ): Promise<{ items: CandidateDto[]; total: number }> {
-  const where = ['c.status = ?']
-  const params: unknown[] = [query.status]
-  if (query.hideKnown) {
-    where.push(`not exists (select 1 from term_notations n join terms t on t.id = n.term_id
-                 where n.normalized = c.normalized and t.deleted_at is null and t.status <> 'merged')`)
-  }
-  if (query.folded) {
-    where.push(`c.normalized like ?`)
-    params.push(containsPattern(query.folded))
-  }
+  const filtered = where(
+    ['c.status = ?', query.status],
+    query.hideKnown && [
+      `not exists (select 1 from term_notations n join terms t on t.id = n.term_id
+                    where n.normalized = c.normalized and t.deleted_at is null and t.status <> 'merged')`,
+    ],
+    query.folded && ['c.normalized like ?', containsPattern(query.folded)],
+  )
   const rows = await manager.execute<(CandidateRow & { total: string | number })[]>(
-    `select ${COLUMNS}, count(*) over () as total from term_candidates c where ${where.join(' and ')}
+    `select ${COLUMNS}, count(*) over () as total from term_candidates c ${filtered.sql}
       order by c.count desc, c.last_seen_at desc, c.id limit ? offset ?`,
-    [...params, query.limit, query.offset],
+    [...filtered.params, query.limit, query.offset],
   )
   return { items: rows.map(toDto), total: rows.length ? Number(rows[0]!.total) : 0 }
 }

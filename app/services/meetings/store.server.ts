@@ -1,7 +1,16 @@
 import type { z } from 'zod'
 import type { MeetingListItemSchema, MeetingSchema } from '#app/schemas/meetings.ts'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { containsPattern, iso, isoOrNull, pagedTotal, personRef, textArray, type PersonRef } from '#db/sql.ts'
+import {
+  containsPattern,
+  iso,
+  isoOrNull,
+  pagedTotal,
+  personRef,
+  textArray,
+  where,
+  type PersonRef,
+} from '#db/sql.ts'
 import type { MeetingStatus } from '#domain/content.ts'
 
 /**
@@ -135,36 +144,22 @@ export async function selectMeetingPage(
   manager: EntityManager,
   query: MeetingPageQuery,
 ): Promise<{ items: MeetingListItemDto[]; total: number }> {
-  const where = ['m.status = ?']
-  const params: unknown[] = [query.status]
-  if (query.q) {
-    const pattern = containsPattern(query.q)
-    where.push('(m.title ilike ? or m.content ilike ?)')
-    params.push(pattern, pattern)
-  }
-  if (query.team) {
-    where.push('m.team = ?')
-    params.push(query.team)
-  }
-  if (query.domains.length) {
-    where.push('m.domain && ?::text[]')
-    params.push(textArray(query.domains))
-  }
-  if (query.from) {
-    where.push('m.meeting_date >= ?')
-    params.push(query.from.toISOString())
-  }
-  if (query.to) {
-    where.push('m.meeting_date <= ?')
-    params.push(query.to.toISOString())
-  }
+  const pattern = query.q && containsPattern(query.q)
+  const filtered = where(
+    ['m.status = ?', query.status],
+    pattern && ['(m.title ilike ? or m.content ilike ?)', pattern, pattern],
+    query.team && ['m.team = ?', query.team],
+    query.domains.length > 0 && ['m.domain && ?::text[]', textArray(query.domains)],
+    query.from && ['m.meeting_date >= ?', query.from.toISOString()],
+    query.to && ['m.meeting_date <= ?', query.to.toISOString()],
+  )
   const rows = await manager.execute<(MeetingRow & { total: string | number })[]>(
-    `select x.*, count(*) over () as total from (${SELECT('excerpt')} where ${where.join(' and ')}) x
+    `select x.*, count(*) over () as total from (${SELECT('excerpt')} ${filtered.sql}) x
       order by x.meeting_date desc, x.id limit ? offset ?`,
-    [...params, query.limit, query.offset],
+    [...filtered.params, query.limit, query.offset],
   )
   const total = await pagedTotal(rows, query.offset, () =>
-    manager.execute(`select count(*) as n from meetings m where ${where.join(' and ')}`, params),
+    manager.execute(`select count(*) as n from meetings m ${filtered.sql}`, filtered.params),
   )
   return { items: rows.map((row) => ({ ...fields(row), excerpt: row.excerpt ?? '' })), total }
 }

@@ -3,7 +3,7 @@ import crypto from 'node:crypto'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { ListRelationsQuery, RelationSchema, RelationTermSchema } from '#app/schemas/relations.ts'
 import { renderMarkdown } from '#app/services/markdown/render.server.ts'
-import { iso, isoOrNull, likeEscape, personRef, uuidArray, type PersonRef } from '#db/sql.ts'
+import { iso, isoOrNull, likeEscape, personRef, uuidArray, where, type PersonRef } from '#db/sql.ts'
 import { isUuid } from '#domain/ids.ts'
 import type { RelationStatus, RelationType } from '#domain/content.ts'
 
@@ -134,37 +134,30 @@ export async function selectRelationPage(
   manager: EntityManager,
   query: ListRelationsQuery & { pageSize: number },
 ): Promise<{ ids: string[]; total: number }> {
-  // Deleted terms are few: an anti-join against them keeps the common queries on relations' own indexes.
-  const where = [
-    'r.source_term_id not in (select id from terms where deleted_at is not null)',
-    'r.target_term_id not in (select id from terms where deleted_at is not null)',
-  ]
-  const params: unknown[] = []
-  if (query.termId) {
-    where.push('(r.source_term_id = ? or r.target_term_id = ?)')
-    params.push(query.termId, query.termId)
-  }
-  if (query.status) {
-    where.push('r.status = ?')
-    params.push(query.status)
-  }
-  if (query.type) {
-    where.push('r.relation_type = ?')
-    params.push(query.type)
-  }
-  let joins = ''
-  if (query.stale !== undefined) {
-    joins = 'join terms s on s.id = r.source_term_id join terms t on t.id = r.target_term_id'
-    const stale = '(r.source_revision <> s.revision or r.target_revision <> t.revision)'
-    where.push(query.stale ? stale : `not ${stale}`)
-  }
-  const from = `from relations r ${joins} where ${where.join(' and ')}`
+  const stale = '(r.source_revision <> s.revision or r.target_revision <> t.revision)'
+  const filtered = where(
+    // Deleted terms are few: an anti-join against them keeps the common queries on relations' own indexes.
+    ['r.source_term_id not in (select id from terms where deleted_at is not null)'],
+    ['r.target_term_id not in (select id from terms where deleted_at is not null)'],
+    query.termId && ['(r.source_term_id = ? or r.target_term_id = ?)', query.termId, query.termId],
+    query.status && ['r.status = ?', query.status],
+    query.type && ['r.relation_type = ?', query.type],
+    query.stale !== undefined && [query.stale ? stale : `not ${stale}`],
+  )
+  const joins =
+    query.stale === undefined
+      ? ''
+      : 'join terms s on s.id = r.source_term_id join terms t on t.id = r.target_term_id'
+  const from = `from relations r ${joins} ${filtered.sql}`
   const offset = (query.page - 1) * query.pageSize
   const rows = await manager.execute<{ id: string }[]>(
     `select r.id ${from} order by r.updated_at desc, r.id limit ? offset ?`,
-    [...params, query.pageSize, offset],
+    [...filtered.params, query.pageSize, offset],
   )
-  const count = await manager.execute<{ n: string | number }[]>(`select count(*) as n ${from}`, params)
+  const count = await manager.execute<{ n: string | number }[]>(
+    `select count(*) as n ${from}`,
+    filtered.params,
+  )
   const total = Number(count[0]?.n ?? 0)
   return { ids: rows.map((r) => r.id), total }
 }
@@ -177,17 +170,15 @@ export async function selectRelationTermCandidates(
   manager: EntityManager,
   query: { folded: string; limit: number },
 ): Promise<{ items: RelationTermDto[]; total: number }> {
-  const where = ["t.deleted_at is null and t.status <> 'merged'"]
-  const params: unknown[] = []
-  let rank = '0'
-  const rankParams: unknown[] = []
-  if (query.folded) {
-    const escaped = likeEscape(query.folded)
-    where.push('t.search_text like ?')
-    params.push(`%${escaped}%`)
-    rank = 'case when t.search_text like ? then 0 when t.search_text like ? then 1 else 2 end'
-    rankParams.push(`%\u0001${escaped}\u0001%`, `%\u0001${escaped}%`)
-  }
+  const escaped = likeEscape(query.folded)
+  const filtered = where(
+    ["t.deleted_at is null and t.status <> 'merged'"],
+    query.folded && ['t.search_text like ?', `%${escaped}%`],
+  )
+  const rank = query.folded
+    ? 'case when t.search_text like ? then 0 when t.search_text like ? then 1 else 2 end'
+    : '0'
+  const rankParams = query.folded ? [`%\u0001${escaped}\u0001%`, `%\u0001${escaped}%`] : []
   const rows = await manager.execute<
     {
       id: string
@@ -201,11 +192,11 @@ export async function selectRelationTermCandidates(
   >(
     `select c.id, c.slug, c.name, c.status, c.revision, r.content ->> 'definition' as definition, c.total
        from (select t.id, t.slug, t.name, t.status, t.revision, count(*) over () as total, ${rank} as rank
-               from terms t where ${where.join(' and ')}
+               from terms t ${filtered.sql}
               order by 7, lower(t.name), t.id limit ?) c
        left join term_revisions r on r.term_id = c.id and r.revision = c.revision
       order by c.rank, lower(c.name), c.id`,
-    [...rankParams, ...params, query.limit],
+    [...rankParams, ...filtered.params, query.limit],
   )
   const total = rows.length ? Number(rows[0]!.total) : 0
   const items = rows.map(({ total: _total, definition, ...row }) => ({

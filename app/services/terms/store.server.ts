@@ -12,6 +12,7 @@ import {
   personRef,
   textArray,
   uuidArray,
+  where,
   type PersonRef,
 } from '#db/sql.ts'
 import { isUuid } from '#domain/ids.ts'
@@ -524,51 +525,37 @@ export async function selectTermPage(
   manager: EntityManager,
   query: TermPageQuery,
 ): Promise<{ ids: string[]; total: number }> {
-  const where: string[] = ['t.deleted_at is null']
-  const params: unknown[] = []
-  let rank = ''
-  const rankParams: unknown[] = []
-  if (query.folded) {
-    const escaped = likeEscape(query.folded)
-    where.push(`t.search_text like ?`)
-    params.push(`%${escaped}%`)
-    // search_text wraps every folded form in U+0001, so a whole form and a form's start can be told apart.
-    rank = `case when exists (select 1 from term_notations n where n.term_id = t.id and n.text = ?) then 0 else 1 end,
-            case when t.search_text like ? then 0 when t.search_text like ? then 1 else 2 end, `
-    rankParams.push(query.cased, `%\u0001${escaped}\u0001%`, `%\u0001${escaped}%`)
-  }
-  if (query.status === 'not-merged') {
-    where.push(`t.status <> 'merged'`)
-  } else {
-    where.push('t.status = ?')
-    params.push(query.status)
-  }
-  if (query.domains.length) {
-    where.push(
+  const escaped = likeEscape(query.folded)
+  const filtered = where(
+    ['t.deleted_at is null'],
+    query.folded && ['t.search_text like ?', `%${escaped}%`],
+    query.status === 'not-merged' ? [`t.status <> 'merged'`] : ['t.status = ?', query.status],
+    query.domains.length > 0 && [
       'exists (select 1 from term_domains td join domains d on d.id = td.domain_id where td.term_id = t.id and d.key = any(?::text[]))',
-    )
-    params.push(textArray(query.domains))
-  }
-  if (query.categories.length) {
-    where.push(
+      textArray(query.domains),
+    ],
+    query.categories.length > 0 && [
       'exists (select 1 from term_categories tc join business_categories c on c.id = tc.category_id where tc.term_id = t.id and c.key = any(?::text[]))',
-    )
-    params.push(textArray(query.categories))
-  }
-  if (query.tags.length) {
-    where.push('t.tags @> ?::text[]')
-    params.push(textArray(query.tags))
-  }
+      textArray(query.categories),
+    ],
+    query.tags.length > 0 && ['t.tags @> ?::text[]', textArray(query.tags)],
+  )
+  // search_text wraps every folded form in U+0001, so a whole form and a form's start can be told apart.
+  const rank = query.folded
+    ? `case when exists (select 1 from term_notations n where n.term_id = t.id and n.text = ?) then 0 else 1 end,
+            case when t.search_text like ? then 0 when t.search_text like ? then 1 else 2 end, `
+    : ''
+  const rankParams = query.folded ? [query.cased, `%\u0001${escaped}\u0001%`, `%\u0001${escaped}%`] : []
   const rows = await manager.execute<{ id: string; total: string | number }[]>(
     `select t.id, count(*) over () as total
        from terms t
-      where ${where.join(' and ')}
+      ${filtered.sql}
       order by ${rank}lower(t.name), t.id
       limit ? offset ?`,
-    [...params, ...rankParams, query.limit, query.offset],
+    [...filtered.params, ...rankParams, query.limit, query.offset],
   )
   const total = await pagedTotal(rows, query.offset, () =>
-    manager.execute(`select count(*) as n from terms t where ${where.join(' and ')}`, params),
+    manager.execute(`select count(*) as n from terms t ${filtered.sql}`, filtered.params),
   )
   return { ids: rows.map((r) => r.id), total }
 }

@@ -11,6 +11,7 @@ import {
   personRef,
   textArray,
   uuidArray,
+  where,
   type PersonRef,
 } from '#db/sql.ts'
 import type { WikiStatus } from '#domain/content.ts'
@@ -136,38 +137,27 @@ export async function selectPageList(
   manager: EntityManager,
   query: WikiPageQuery,
 ): Promise<{ items: WikiListItemDto[]; total: number }> {
-  const where = ['p.deleted_at is null']
-  const params: unknown[] = []
-  let rank = ''
-  const rankParams: unknown[] = []
-  if (query.status === 'not-archived') {
-    where.push(`p.status <> 'archived'`)
-  } else {
-    where.push('p.status = ?')
-    params.push(query.status)
-  }
-  if (query.q) {
-    const pattern = containsPattern(query.q)
-    where.push('p.search_text like lower(?)')
-    params.push(pattern)
-    rank = 'case when lower(p.title) like lower(?) then 0 else 1 end, '
-    rankParams.push(pattern)
-  }
-  if (query.domains.length) {
-    where.push('p.domain && ?::text[]')
-    params.push(textArray(query.domains))
-  }
-  if (query.termId) {
-    where.push('exists (select 1 from wiki_page_terms wt where wt.page_id = p.id and wt.term_id = ?)')
-    params.push(query.termId)
-  }
+  const pattern = query.q && containsPattern(query.q)
+  const filtered = where(
+    ['p.deleted_at is null'],
+    query.status === 'not-archived' ? [`p.status <> 'archived'`] : ['p.status = ?', query.status],
+    pattern && ['p.search_text like lower(?)', pattern],
+    query.domains.length > 0 && ['p.domain && ?::text[]', textArray(query.domains)],
+    query.termId && [
+      'exists (select 1 from wiki_page_terms wt where wt.page_id = p.id and wt.term_id = ?)',
+      query.termId,
+    ],
+  )
+  // With `q`, title matches first.
+  const rank = pattern ? 'case when lower(p.title) like lower(?) then 0 else 1 end, ' : ''
+  const rankParams = pattern ? [pattern] : []
   const rows = await manager.execute<{ id: string; total: string | number }[]>(
-    `select p.id, count(*) over () as total from wiki_pages p where ${where.join(' and ')}
+    `select p.id, count(*) over () as total from wiki_pages p ${filtered.sql}
       order by ${rank}p.updated_at desc, p.id limit ? offset ?`,
-    [...params, ...rankParams, query.limit, query.offset],
+    [...filtered.params, ...rankParams, query.limit, query.offset],
   )
   const total = await pagedTotal(rows, query.offset, () =>
-    manager.execute(`select count(*) as n from wiki_pages p where ${where.join(' and ')}`, params),
+    manager.execute(`select count(*) as n from wiki_pages p ${filtered.sql}`, filtered.params),
   )
   const ids = rows.map((r) => r.id)
   const details = ids.length
