@@ -4,8 +4,22 @@ import { afterAll, beforeAll } from 'vitest'
 import { handleApiRequest } from '#app/api/handler.server.ts'
 import { answerClientErrors, createHttpApp } from '#app/server/http.server.ts'
 
-/** A real HTTP server on 127.0.0.1 serving the API (no Remix build) for the test file. */
-export function useApiServer(): { url: () => string } {
+/** Response bodies are inspected loosely in tests, as JSON. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Json = any
+
+type ApiCall = (
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: unknown,
+) => ReturnType<typeof apiCall>
+
+/**
+ * A real HTTP server on 127.0.0.1 serving the API (no Remix build) for the test file: its address, and `api`,
+ * a JSON call to it (`apiCall` bound to the server).
+ */
+export function useApiServer(): { url: () => string; api: ApiCall } {
   let server: Server | undefined
   let base = ''
   beforeAll(async () => {
@@ -17,7 +31,10 @@ export function useApiServer(): { url: () => string } {
     server?.closeAllConnections()
     await new Promise<void>((resolve) => server?.close(() => resolve()) ?? resolve())
   })
-  return { url: () => base }
+  return {
+    url: () => base,
+    api: (method, path, headers, body) => apiCall(base, method, path, headers, body),
+  }
 }
 
 /** A JSON call to the test server; the body of the answer is parsed loosely (tests inspect it as JSON). */
@@ -27,8 +44,7 @@ export async function apiCall(
   path: string,
   headers: Record<string, string>,
   body?: unknown,
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-): Promise<{ status: number; headers: Headers; contentType: string | null; text: string; json: any }> {
+): Promise<{ status: number; headers: Headers; contentType: string | null; text: string; json: Json }> {
   const res = await fetch(`${baseUrl}/api/v1${path}`, {
     method,
     headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },

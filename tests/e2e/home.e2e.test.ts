@@ -1,25 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser } from 'playwright-core'
-import { launchBrowser, startService, watchConsole, type RunningService } from './harness.ts'
+import { describe, expect, it } from 'vitest'
+import { watchConsole } from './harness.ts'
+import { useAppAndBrowser } from './use-app.ts'
 
-let service: RunningService
-let browser: Browser
-
-beforeAll(async () => {
-  service = await startService('start')
-  browser = await launchBrowser()
-})
-
-afterAll(async () => {
-  await browser?.close()
-  await service?.stop()
-})
+const app = useAppAndBrowser()
 
 describe('home page in Chromium', () => {
   it('renders, hydrates and logs no console error', async () => {
-    const page = await browser.newPage()
+    const page = await app.browser.newPage()
     const errors = watchConsole(page)
-    const response = await page.goto(service.url, { waitUntil: 'networkidle' })
+    const response = await page.goto(app.service.url, { waitUntil: 'networkidle' })
     expect(response?.status()).toBe(200)
     expect(await page.locator('h1').innerText()).toBe('Glossary')
     // The language switch is a real form: it works (and posts back) with the hydrated app.

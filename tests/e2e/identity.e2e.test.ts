@@ -1,19 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { launchBrowser, startService, watchConsole, type RunningService } from './harness.ts'
+import { describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { watchConsole } from './harness.ts'
+import { useAppAndBrowser } from './use-app.ts'
 
-let service: RunningService
-let browser: Browser
-
-beforeAll(async () => {
-  service = await startService('start')
-  browser = await launchBrowser()
-})
-
-afterAll(async () => {
-  await browser?.close()
-  await service?.stop()
-})
+const app = useAppAndBrowser()
 
 async function fill(page: Page, fields: Record<string, string>) {
   for (const [name, value] of Object.entries(fields)) await page.fill(`input[name="${name}"]`, value)
@@ -21,7 +11,7 @@ async function fill(page: Page, fields: Record<string, string>) {
 
 describe('accounts in Chromium', () => {
   it('sets up the first admin, then registers, signs in, creates and revokes a key', async () => {
-    const context = await browser.newContext({ baseURL: service.url })
+    const context = await app.browser.newContext({ baseURL: app.service.url })
     const page = await context.newPage()
     const errors = watchConsole(page)
 
@@ -67,7 +57,7 @@ describe('accounts in Chromium', () => {
     const token = await page.getByTestId('one-time-token').innerText()
     expect(token).toMatch(/^glk_[0-9a-f]{8}_/)
 
-    const withKey = await fetch(`${service.url}/api/v1/keys`, {
+    const withKey = await fetch(`${app.service.url}/api/v1/keys`, {
       headers: { authorization: `Bearer ${token}` },
     })
     // GET /keys needs a session: a key is refused with 403, which proves the key authenticated.
@@ -75,7 +65,7 @@ describe('accounts in Chromium', () => {
 
     await page.getByRole('button', { name: 'Revoke ci-linter' }).click()
     await page.getByText(/^Revoked/).waitFor()
-    const afterRevoke = await fetch(`${service.url}/api/v1/keys`, {
+    const afterRevoke = await fetch(`${app.service.url}/api/v1/keys`, {
       headers: { authorization: `Bearer ${token}` },
     })
     expect(afterRevoke.status).toBe(401)
@@ -84,7 +74,7 @@ describe('accounts in Chromium', () => {
   })
 
   it('signs in with JavaScript switched off (progressive enhancement)', async () => {
-    const context = await browser.newContext({ baseURL: service.url, javaScriptEnabled: false })
+    const context = await app.browser.newContext({ baseURL: app.service.url, javaScriptEnabled: false })
     const page = await context.newPage()
     await page.goto('/login')
     await fill(page, { email: 'admin@example.test', password: 'admin-password' })

@@ -1,27 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser } from 'playwright-core'
-import { launchBrowser, startService, watchConsole, type RunningService } from './harness.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { watchConsole } from './harness.ts'
+import { useAppAndBrowser } from './use-app.ts'
 
 // Letter case as users see it (issue 10): an administrator sets the severity of wrong-case uses on the
 // settings page, and the check page names the finding and marks it in the text.
-let service: RunningService
-let browser: Browser
+const app = useAppAndBrowser()
 let session = ''
 
 beforeAll(async () => {
-  service = await startService('start')
-  browser = await launchBrowser()
-  const setup = await fetch(`${service.url}/api/v1/setup`, {
+  const setup = await fetch(`${app.service.url}/api/v1/setup`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', origin: service.url },
+    headers: { 'content-type': 'application/json', origin: app.service.url },
     body: JSON.stringify({ email: 'admin@example.test', password: 'admin password 1', name: 'Admin' }),
   })
   session = setup.headers.getSetCookie()[0]!.split(';')[0]!.split('=')[1]!
-  const term = await fetch(`${service.url}/api/v1/terms`, {
+  const term = await fetch(`${app.service.url}/api/v1/terms`, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
-      origin: service.url,
+      origin: app.service.url,
       cookie: `glossary_session=${session}`,
     },
     body: JSON.stringify({ name: 'GitHub', notations: [{ text: 'Github', kind: 'deprecated', lang: null }] }),
@@ -29,18 +26,13 @@ beforeAll(async () => {
   expect(term.status).toBe(201)
 })
 
-afterAll(async () => {
-  await browser?.close()
-  await service?.stop()
-})
-
 describe('letter case in the pages', () => {
   it(
     'an admin sets the wrong-case severity; the check page names and marks the finding',
     { timeout: 120_000 },
     async () => {
-      const context = await browser.newContext({ baseURL: service.url })
-      await context.addCookies([{ name: 'glossary_session', value: session, url: service.url }])
+      const context = await app.browser.newContext({ baseURL: app.service.url })
+      await context.addCookies([{ name: 'glossary_session', value: session, url: app.service.url }])
       const page = await context.newPage()
       const errors = watchConsole(page)
 
@@ -78,9 +70,9 @@ describe('letter case in the pages', () => {
   )
 
   it('refuses the settings page to anyone but an admin', async () => {
-    const anonymous = await fetch(`${service.url}/admin/settings`, { redirect: 'manual' })
+    const anonymous = await fetch(`${app.service.url}/admin/settings`, { redirect: 'manual' })
     expect(anonymous.status).toBe(302)
-    const post = await fetch(`${service.url}/admin/settings`, {
+    const post = await fetch(`${app.service.url}/admin/settings`, {
       method: 'POST',
       redirect: 'manual',
       headers: {

@@ -1,25 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser } from 'playwright-core'
-import { launchBrowser, startService, watchConsole, type RunningService } from './harness.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { watchConsole } from './harness.ts'
+import { useAppAndBrowser } from './use-app.ts'
 
-let service: RunningService
-let browser: Browser
+const app = useAppAndBrowser()
 let cookie = ''
 
 /** A JSON API call as the signed-in admin (cookie session, so the Origin header is required on writes). */
 async function api(path: string, body?: unknown) {
-  const res = await fetch(`${service.url}/api/v1${path}`, {
+  const res = await fetch(`${app.service.url}/api/v1${path}`, {
     method: body === undefined ? 'GET' : 'POST',
-    headers: { 'content-type': 'application/json', cookie, origin: `http://localhost:${service.port}` },
+    headers: { 'content-type': 'application/json', cookie, origin: `http://localhost:${app.service.port}` },
     body: body === undefined ? undefined : JSON.stringify(body),
   })
   return { status: res.status, json: await res.json(), headers: res.headers }
 }
 
 beforeAll(async () => {
-  service = await startService('start')
-  browser = await launchBrowser()
-  const setup = await fetch(`${service.url}/api/v1/setup`, {
+  const setup = await fetch(`${app.service.url}/api/v1/setup`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ email: 'admin@example.test', password: 'admin-password', name: 'Ada' }),
@@ -34,16 +31,11 @@ beforeAll(async () => {
   }
 })
 
-afterAll(async () => {
-  await browser?.close()
-  await service?.stop()
-})
-
 describe('relations in Chromium', () => {
   it('proposes a relation, approves it from the review queue and shows it on both term pages', async () => {
-    const context = await browser.newContext({ baseURL: service.url })
+    const context = await app.browser.newContext({ baseURL: app.service.url })
     const [name, value] = cookie.split('=')
-    await context.addCookies([{ name: name!, value: value!, url: service.url }])
+    await context.addCookies([{ name: name!, value: value!, url: app.service.url }])
     const page = await context.newPage()
     const errors = watchConsole(page)
 
@@ -97,9 +89,9 @@ describe('relations in Chromium', () => {
       targetRevision: limiter.revision,
     })
     expect(proposed.status).toBe(201)
-    const patch = await fetch(`${service.url}/api/v1/terms/api-gateway`, {
+    const patch = await fetch(`${app.service.url}/api/v1/terms/api-gateway`, {
       method: 'PATCH',
-      headers: { 'content-type': 'application/json', cookie, origin: `http://localhost:${service.port}` },
+      headers: { 'content-type': 'application/json', cookie, origin: `http://localhost:${app.service.port}` },
       body: JSON.stringify({
         baseRevision: gateway.revision,
         definition: 'The one entry point for all API calls.',
@@ -108,9 +100,9 @@ describe('relations in Chromium', () => {
     expect(patch.status).toBe(200)
     expect(approved).toBeDefined()
 
-    const context = await browser.newContext({ baseURL: service.url, javaScriptEnabled: false })
+    const context = await app.browser.newContext({ baseURL: app.service.url, javaScriptEnabled: false })
     const [name, value] = cookie.split('=')
-    await context.addCookies([{ name: name!, value: value!, url: service.url }])
+    await context.addCookies([{ name: name!, value: value!, url: app.service.url }])
     const page = await context.newPage()
     await page.goto('/relations?status=proposed')
     const item = page.locator(`article.relation[data-relation-id="${proposed.json.id}"]`)
@@ -124,9 +116,9 @@ describe('relations in Chromium', () => {
 
 describe('wiki and meeting records in Chromium', () => {
   it('writes a wiki page with a preview, publishes it, and shows it on the linked term', async () => {
-    const context = await browser.newContext({ baseURL: service.url })
+    const context = await app.browser.newContext({ baseURL: app.service.url })
     const [name, value] = cookie.split('=')
-    await context.addCookies([{ name: name!, value: value!, url: service.url }])
+    await context.addCookies([{ name: name!, value: value!, url: app.service.url }])
     const page = await context.newPage()
     const errors = watchConsole(page)
     await page.goto('/wiki/new')
@@ -164,9 +156,9 @@ describe('wiki and meeting records in Chromium', () => {
       content: 'We agreed to call it "API Gateway".\n<script>alert(1)</script>',
     })
     expect(created.status).toBe(201)
-    const context = await browser.newContext({ baseURL: service.url, javaScriptEnabled: false })
+    const context = await app.browser.newContext({ baseURL: app.service.url, javaScriptEnabled: false })
     const [name, value] = cookie.split('=')
-    await context.addCookies([{ name: name!, value: value!, url: service.url }])
+    await context.addCookies([{ name: name!, value: value!, url: app.service.url }])
     const page = await context.newPage()
     await page.goto('/meetings')
     await page.getByRole('link', { name: 'Gateway review 2024-03' }).click()

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { launchBrowser, startService, watchConsole, type RunningService } from './harness.ts'
+import { describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { watchConsole } from './harness.ts'
+import { useAppAndBrowser } from './use-app.ts'
 
-let service: RunningService
-let browser: Browser
+const app = useAppAndBrowser()
 
 const ADMIN = { email: 'admin@example.test', name: 'Ada Admin', password: 'admin-password' }
 /** A 1×1 PNG. */
@@ -11,16 +11,6 @@ const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
   'base64',
 )
-
-beforeAll(async () => {
-  service = await startService('start')
-  browser = await launchBrowser()
-})
-
-afterAll(async () => {
-  await browser?.close()
-  await service?.stop()
-})
 
 async function signIn(page: Page) {
   await page.goto('/login')
@@ -38,7 +28,7 @@ describe('glossary pages in Chromium', () => {
     'creates, finds, edits, compares, detects a conflict and checks a text',
     { timeout: 180_000 },
     async () => {
-      const context = await browser.newContext({ baseURL: service.url })
+      const context = await app.browser.newContext({ baseURL: app.service.url })
       const page = await context.newPage()
       const errors = watchConsole(page)
 
@@ -131,7 +121,7 @@ describe('glossary pages in Chromium', () => {
       // A conflict: this page starts from revision 2, a second browser saves revision 3 first.
       await page.goto('/terms/message-queue/edit')
       await page.fill('#term-definition', 'My own wording of the definition.')
-      const other = await browser.newContext({ baseURL: service.url })
+      const other = await app.browser.newContext({ baseURL: app.service.url })
       const otherPage = await other.newPage()
       const otherErrors = watchConsole(otherPage)
       await signIn(otherPage)
@@ -191,7 +181,7 @@ describe('glossary pages in Chromium', () => {
     'creates a term with JavaScript switched off (progressive enhancement)',
     { timeout: 120_000 },
     async () => {
-      const context = await browser.newContext({ baseURL: service.url, javaScriptEnabled: false })
+      const context = await app.browser.newContext({ baseURL: app.service.url, javaScriptEnabled: false })
       const page = await context.newPage()
       await signIn(page)
       await page.goto('/terms/new')
@@ -274,7 +264,7 @@ describe('glossary pages in Chromium', () => {
     'imports with a dry run and progress, shows Korean labels, and reviews candidates',
     { timeout: 120_000 },
     async () => {
-      const context = await browser.newContext({ baseURL: service.url })
+      const context = await app.browser.newContext({ baseURL: app.service.url })
       const page = await context.newPage()
       const errors = watchConsole(page)
       await signIn(page)
@@ -433,7 +423,7 @@ describe('glossary pages in Chromium', () => {
     },
   )
   it('shows viewers the glossary read-only', async () => {
-    const context = await browser.newContext({ baseURL: service.url })
+    const context = await app.browser.newContext({ baseURL: app.service.url })
     const page = await context.newPage()
     const errors = watchConsole(page)
     await page.goto('/register')

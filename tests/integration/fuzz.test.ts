@@ -6,7 +6,7 @@ import { openApiDocument } from '#app/api/registry.server.ts'
 import { STATUS } from '#app/lib/errors.server.ts'
 import { setLogDestination } from '#app/lib/logger.server.ts'
 import { createApiKey, createTerm, createUser } from '#tests/factories.ts'
-import { useApiServer } from '#tests/http.ts'
+import { useApiServer, type Json } from '#tests/http.ts'
 import { useTestDb } from '#tests/setup/db.ts'
 
 /**
@@ -27,8 +27,6 @@ const SEED = 20261123
 const RUNS_PER_OPERATION = 30
 const ROOT = path.resolve(import.meta.dirname, '../..')
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = any
 interface Operation {
   method: string
   path: string

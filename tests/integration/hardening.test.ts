@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { setLogDestination } from '#app/lib/logger.server.ts'
 import { em } from '#db/orm.ts'
 import { createApiKey, createUser, TEST_ORIGIN, type TestUser } from '#tests/factories.ts'
-import { apiCall, useApiServer } from '#tests/http.ts'
+import { useApiServer } from '#tests/http.ts'
 import { useTestDb } from '#tests/setup/db.ts'
 
 // Bad input at the boundary (issue 9): text the database cannot store, methods a Fetch Request cannot carry,
@@ -20,9 +20,7 @@ beforeAll(async () => {
   editor = await createUser({ role: 'editor' })
   readKey = await createApiKey(editor.user.id, ['read'])
 })
-
-const api = (method: string, path: string, headers: Record<string, string>, body?: unknown) =>
-  apiCall(server.url(), method, path, headers, body)
+const api = server.api
 
 /** A request with a body sent exactly as given (bytes), for what JSON.stringify would never produce. */
 async function rawPost(

@@ -3,17 +3,12 @@ import { readNdjson } from '#app/lib/ndjson.ts'
 import { getImportJob, listImportJobs } from '#app/services/import/import-jobs.server.ts'
 import { em } from '#db/orm.ts'
 import { createApiKey, createTerm, createUser, type TestUser } from '#tests/factories.ts'
-import { apiCall, useApiServer } from '#tests/http.ts'
+import { useApiServer, type Json } from '#tests/http.ts'
 import { useTestDb } from '#tests/setup/db.ts'
 
-// Response bodies are inspected loosely, as JSON.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = any
 useTestDb()
 const server = useApiServer()
-
-const api = (method: string, path: string, headers: Record<string, string>, body?: unknown) =>
-  apiCall(server.url(), method, path, headers, body)
+const api = server.api
 
 async function termCount(): Promise<number> {
   const rows = await em().execute<{ n: string }[]>('select count(*) as n from terms')

@@ -2,20 +2,15 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { matcherCache } from '#app/services/validation/matcher-cache.server.ts'
 import { generateCaseGlossary } from '#tests/case-glossary.ts'
 import { createApiKey, createUser, type TestUser } from '#tests/factories.ts'
-import { apiCall, useApiServer } from '#tests/http.ts'
+import { useApiServer, type Json } from '#tests/http.ts'
 import { useTestDb } from '#tests/setup/db.ts'
 
 // Letter case in matching (docs/decisions/013-letter-case.md), through the HTTP API: import, validate,
 // batch/SARIF, lookup, suggest, search and the administrator's severity of wrong-case findings.
 
-// Response bodies are inspected loosely, as JSON.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = any
 useTestDb()
 const server = useApiServer()
-
-const api = (method: string, path: string, headers: Record<string, string>, body?: unknown) =>
-  apiCall(server.url(), method, path, headers, body)
+const api = server.api
 
 let admin: TestUser
 let key: Record<string, string>

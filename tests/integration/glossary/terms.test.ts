@@ -1,17 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import { em } from '#db/orm.ts'
 import { createApiKey, createTerm, createUser, TEST_ORIGIN } from '#tests/factories.ts'
-import { apiCall, useApiServer } from '#tests/http.ts'
+import { useApiServer, type Json } from '#tests/http.ts'
 import { useTestDb } from '#tests/setup/db.ts'
 
-// Response bodies are inspected loosely, as JSON.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = any
 useTestDb()
 const server = useApiServer()
-
-const api = (method: string, path: string, headers: Record<string, string>, body?: unknown) =>
-  apiCall(server.url(), method, path, headers, body)
+const api = server.api
 
 async function queueRows(termId: string) {
   return em().execute<{ revision: number; status: string }[]>(

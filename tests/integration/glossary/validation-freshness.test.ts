@@ -8,12 +8,13 @@ import {
   saveInAnotherProcess,
   type TestUser,
 } from '#tests/factories.ts'
-import { apiCall, useApiServer } from '#tests/http.ts'
+import { useApiServer } from '#tests/http.ts'
 import { useTestDb } from '#tests/setup/db.ts'
 
 // A tool that saves a term and then validates must see it (issue 9, defect 8).
 useTestDb()
 const server = useApiServer()
+const api = server.api
 
 let editor: TestUser
 let key: Record<string, string>
@@ -28,9 +29,6 @@ beforeAll(async () => {
 afterEach(() => {
   vi.restoreAllMocks()
 })
-
-const api = (method: string, path: string, headers: Record<string, string>, body?: unknown) =>
-  apiCall(server.url(), method, path, headers, body)
 
 describe('validation right after a save', () => {
   it('finds a term created by the request just before, and says which glossary version it used', async () => {

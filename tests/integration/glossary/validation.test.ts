@@ -8,18 +8,13 @@ import {
   saveInAnotherProcess,
   type TestUser,
 } from '#tests/factories.ts'
-import { apiCall, useApiServer } from '#tests/http.ts'
+import { useApiServer, type Json } from '#tests/http.ts'
 import { expectValidSarif } from '#tests/sarif.ts'
 import { useTestDb } from '#tests/setup/db.ts'
 
-// Response bodies are inspected loosely, as JSON.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = any
 useTestDb()
 const server = useApiServer()
-
-const api = (method: string, path: string, headers: Record<string, string>, body?: unknown) =>
-  apiCall(server.url(), method, path, headers, body)
+const api = server.api
 
 let editor: TestUser
 let key: Record<string, string>
