@@ -1,18 +1,9 @@
-import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import http from 'node:http'
 import path from 'node:path'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  cliEnv,
-  freePort,
-  ROOT,
-  startService,
-  tempDataDir,
-  waitUntilReady,
-  type RunningService,
-} from './harness.ts'
+import { ROOT, startService, type RunningService } from './harness.ts'
 
 /**
  * The pages of the built app, served as `glossary start` serves them with nothing configured (NODE_ENV
@@ -263,29 +254,12 @@ describe('pages on bad input', () => {
 
 describe('npm start', () => {
   it('stops the server when npm receives SIGTERM', async () => {
-    const port = await freePort()
-    const child = spawn('npm', ['start'], {
-      cwd: ROOT,
-      env: cliEnv({
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        GLOSSARY_DATA_DIR: tempDataDir(),
-        LOG_LEVEL: 'info',
-      }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let output = ''
-    child.stdout!.on('data', (d) => (output += d))
-    child.stderr!.on('data', (d) => (output += d))
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-    const url = `http://127.0.0.1:${port}`
-    await waitUntilReady(url, child, () => output, 'npm start')
-    child.kill('SIGTERM') // to npm itself, as a process manager would
-    expect(await exited).toBe(0)
-    expect(output).toContain('stopped cleanly')
+    const npm = await startService('start', { viaNpm: true })
+    expect(await npm.stop('SIGTERM')).toBe(0) // to npm itself, as a process manager would
+    expect(npm.output()).toContain('stopped cleanly')
     // Nothing is listening any more: the server went down with npm, not orphaned behind it.
     expect(
-      await fetch(`${url}/healthz`).then(
+      await fetch(`${npm.url}/healthz`).then(
         () => 'up',
         () => 'down',
       ),

@@ -25,7 +25,7 @@ export function tempDataDir(): string {
 }
 
 /** The environment of a CLI run: only what a user would have plus the given variables. */
-export function cliEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+function cliEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: Record<string, string | undefined> = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -53,14 +53,19 @@ export interface RunningService {
   stop: (signal?: NodeJS.Signals) => Promise<number | null>
 }
 
-/** Starts `glossary <command>` in the background and waits until /readyz answers 200. */
+/**
+ * Starts `glossary <command>` (or, with `viaNpm`, `npm start`, as a process manager would) in the background
+ * and waits until /readyz answers 200.
+ */
 export async function startService(
   command: 'start' | 'web' = 'start',
-  options: { dataDir?: string; env?: Record<string, string> } = {},
+  options: { dataDir?: string; env?: Record<string, string>; viaNpm?: boolean } = {},
 ): Promise<RunningService> {
   const port = await freePort()
   const dataDir = options.dataDir ?? tempDataDir()
-  const child = spawn(process.execPath, [CLI, command], {
+  const [file, args] = options.viaNpm ? ['npm', ['start']] : [process.execPath, [CLI, command]]
+  const child = spawn(file, args, {
+    cwd: ROOT,
     env: cliEnv({
       PORT: String(port),
       HOST: '127.0.0.1',
@@ -75,7 +80,7 @@ export async function startService(
   child.stderr!.on('data', (d) => (output += d))
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   const url = `http://127.0.0.1:${port}`
-  await waitUntilReady(url, child, () => output, `glossary ${command}`)
+  await waitUntilReady(url, child, () => output, options.viaNpm ? 'npm start' : `glossary ${command}`)
   return {
     url,
     port,
@@ -90,7 +95,7 @@ export async function startService(
 }
 
 /** Waits until `url`/readyz answers 200; fails when the child exits first or after a minute. */
-export async function waitUntilReady(
+async function waitUntilReady(
   url: string,
   child: ChildProcess,
   output: () => string,
