@@ -5,7 +5,8 @@ import {
   type MetaFunction,
 } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData } from '@remix-run/react'
-import { FormError, fieldError } from '#app/components/forms.tsx'
+import { FormError } from '#app/components/forms.tsx'
+import { EvidenceField, RelationTypeSelect } from '#app/components/content/relation-fields.tsx'
 import type { MessageKey } from '#app/lib/i18n.ts'
 import { formAction, invalidForm, orErrorPage, parseForm } from '#app/pages/forms.server.ts'
 import { requireUser, requireUserAction } from '#app/pages/session.server.ts'
@@ -13,7 +14,6 @@ import { useT } from '#app/root.tsx'
 import { PatchRelationSchema } from '#app/schemas/relations.ts'
 import { getRelation } from '#app/services/relations/read.server.ts'
 import { patchRelation } from '#app/services/relations/write.server.ts'
-import { RELATION_TYPES } from '#domain/content.ts'
 
 export const meta: MetaFunction = () => [{ title: 'Edit relation · Glossary' }]
 
@@ -67,23 +67,8 @@ export default function EditRelationPage() {
       <Form method="post" className="stack wide">
         <FormError result={result} />
         <input type="hidden" name="version" value={relation.version} />
-        <label>
-          {t('relations.type')}
-          <select name="relationType" defaultValue={relation.relationType}>
-            {RELATION_TYPES.map((type) => (
-              <option key={type} value={type}>
-                {t(`type.${type}` as MessageKey)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          {t('relations.evidence')}
-          <textarea name="evidenceMd" rows={6} defaultValue={relation.evidenceMd} required maxLength={4000} />
-          {fieldError(result, 'evidenceMd') ? (
-            <span className="error">{fieldError(result, 'evidenceMd')}</span>
-          ) : null}
-        </label>
+        <RelationTypeSelect name="relationType" defaultValue={relation.relationType} />
+        <EvidenceField result={result} rows={6} defaultValue={relation.evidenceMd} />
         <label className="inline-check">
           <input type="checkbox" name="useCurrent" defaultChecked /> {t('relations.useCurrent')} (r
           {relation.sourceRevision}→r

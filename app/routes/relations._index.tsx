@@ -1,6 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
 import { RelationItem } from '#app/components/content/relation-item.tsx'
+import { RelationTypeSelect } from '#app/components/content/relation-fields.tsx'
 import type { MessageKey } from '#app/lib/i18n.ts'
 import { requireUser, requireUserAction } from '#app/pages/session.server.ts'
 import { handleRelationReview } from '#app/pages/relation-review.server.ts'
@@ -8,7 +9,7 @@ import { Pager } from '#app/components/pager.tsx'
 import { useOptionalUser, useT } from '#app/root.tsx'
 import { ListRelationsQuerySchema, RELATION_LIMITS } from '#app/schemas/relations.ts'
 import { listRelations } from '#app/services/relations/read.server.ts'
-import { RELATION_STATUSES, RELATION_TYPES } from '#domain/content.ts'
+import { RELATION_STATUSES } from '#domain/content.ts'
 
 export const meta: MetaFunction = () => [{ title: 'Relations · Glossary' }]
 
@@ -53,17 +54,7 @@ export default function RelationsPage() {
             <option value="all">{t('common.all')}</option>
           </select>
         </label>
-        <label>
-          {t('relations.type')}
-          <select name="type" defaultValue={params.get('type') ?? ''}>
-            <option value="">{t('common.all')}</option>
-            {RELATION_TYPES.map((type) => (
-              <option key={type} value={type}>
-                {t(`type.${type}` as MessageKey)}
-              </option>
-            ))}
-          </select>
-        </label>
+        <RelationTypeSelect name="type" defaultValue={params.get('type') ?? ''} withAll />
         <label className="inline-check">
           <input type="checkbox" name="stale" value="true" defaultChecked={params.get('stale') === 'true'} />{' '}
           {t('relations.staleOnly')}

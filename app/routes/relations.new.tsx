@@ -6,15 +6,14 @@ import {
 } from '@remix-run/node'
 import { Form, useActionData, useLoaderData, useSearchParams, useSubmit } from '@remix-run/react'
 import { useRef } from 'react'
+import { EvidenceField, RelationTypeSelect } from '#app/components/content/relation-fields.tsx'
 import { FormError, fieldError } from '#app/components/forms.tsx'
-import type { MessageKey } from '#app/lib/i18n.ts'
 import { formAction, invalidForm, parseForm } from '#app/pages/forms.server.ts'
 import { requireUser, requireUserAction } from '#app/pages/session.server.ts'
 import { useT } from '#app/root.tsx'
 import { ProposeRelationSchema } from '#app/schemas/relations.ts'
 import { searchRelationTerms } from '#app/services/relations/read.server.ts'
 import { proposeRelation } from '#app/services/relations/write.server.ts'
-import { RELATION_TYPES } from '#domain/content.ts'
 
 export const meta: MetaFunction = () => [{ title: 'Propose a relation · Glossary' }]
 
@@ -117,23 +116,8 @@ export default function ProposeRelationPage() {
         {fieldError(result, 'targetTermId') ? (
           <p className="error">{fieldError(result, 'targetTermId')}</p>
         ) : null}
-        <label>
-          {t('relations.type')}
-          <select name="relationType" defaultValue="related_to">
-            {RELATION_TYPES.map((type) => (
-              <option key={type} value={type}>
-                {t(`type.${type}` as MessageKey)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          {t('relations.evidence')}
-          <textarea name="evidenceMd" rows={5} required maxLength={4000} />
-          {fieldError(result, 'evidenceMd') ? (
-            <span className="error">{fieldError(result, 'evidenceMd')}</span>
-          ) : null}
-        </label>
+        <RelationTypeSelect name="relationType" defaultValue="related_to" />
+        <EvidenceField result={result} rows={5} />
         <button type="submit">{t('relations.submit')}</button>
       </Form>
     </section>
