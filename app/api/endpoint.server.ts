@@ -20,6 +20,7 @@ export const API_TAGS = {
   relations: 'Proposed and reviewed relations between terms.',
   wiki: 'Wiki pages and their revisions.',
   meetings: 'Meeting records (legacy).',
+  search: 'Search by meaning over terms, wiki pages and meetings, and its settings and index (admin).',
 } as const
 export type Tag = keyof typeof API_TAGS
 

@@ -5,6 +5,7 @@ import { ADMIN_USER_ENDPOINTS } from './endpoints/admin-users.server.ts'
 import { IDENTITY_ENDPOINTS } from './endpoints/identity.server.ts'
 import { GLOSSARY_ENDPOINTS } from './endpoints/terms.server.ts'
 import { MEETING_ENDPOINTS } from './endpoints/meetings.server.ts'
+import { SEARCH_ENDPOINTS } from './endpoints/search.server.ts'
 import { RELATION_ENDPOINTS } from './endpoints/relations.server.ts'
 import { WIKI_ENDPOINTS } from './endpoints/wiki.server.ts'
 import { buildOpenApiDocument } from './openapi.server.ts'
@@ -30,6 +31,7 @@ export const ENDPOINTS: Endpoint[] = [
   ...RELATION_ENDPOINTS,
   ...WIKI_ENDPOINTS,
   ...MEETING_ENDPOINTS,
+  ...SEARCH_ENDPOINTS,
 ]
 
 let compiledRouter: Router | undefined

@@ -38,6 +38,13 @@ export class RagIndexQueue {
   @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
   lockedAt: Date | null = null
 
+  /** A retry waits until then (exponential backoff of the in-process transport). */
+  @Property({ type: 'datetime', columnType: 'timestamptz' })
+  availableAt: Opt<Date> = new Date()
+
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  finishedAt: Date | null = null
+
   @Property({ type: 'datetime', columnType: 'timestamptz' })
   createdAt: Opt<Date> = new Date()
 

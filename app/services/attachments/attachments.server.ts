@@ -7,6 +7,7 @@ import {
   insertOrFindImage,
   selectImage,
   selectUnreferencedImages,
+  deleteUnreferencedImages,
   type AttachmentType,
 } from './store.server.ts'
 
@@ -94,4 +95,9 @@ export async function findUnreferencedAttachments(
   olderThan: Date,
 ): Promise<{ id: string; createdAt: string }[]> {
   return selectUnreferencedImages(em(), olderThan)
+}
+
+/** The cleanup's step: deletes attachments older than `olderThan` that no revision references; answers how many. */
+export async function deleteUnreferencedAttachments(olderThan: Date): Promise<number> {
+  return deleteUnreferencedImages(em(), olderThan)
 }

@@ -76,3 +76,20 @@ export async function selectUnreferencedImages(
   )
   return rows.map((r) => ({ id: r.id, createdAt: iso(r.created_at) }))
 }
+
+/**
+ * Deletes images older than `olderThan` that no term revision references, in one statement (so an image a
+ * save references meanwhile is never taken); answers how many.
+ */
+export async function deleteUnreferencedImages(manager: EntityManager, olderThan: Date): Promise<number> {
+  const rows = await manager.execute<{ n: string }[]>(
+    `with gone as (
+       delete from attachments a
+        where a.created_at < ?
+          and not exists (select 1 from term_revisions r where strpos(r.content ->> 'body', a.id::text) > 0)
+        returning 1)
+     select count(*) as n from gone`,
+    [olderThan.toISOString()],
+  )
+  return Number(rows[0]?.n ?? 0)
+}

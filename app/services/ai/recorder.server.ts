@@ -1,0 +1,109 @@
+import crypto from 'node:crypto'
+import { log } from '#app/lib/logger.server.ts'
+import { em } from '#db/orm.ts'
+import type { AiPurpose, AiTask } from '#domain/rag.ts'
+import { ProviderError, type Embedder, type Reranker, type Usage } from './provider.server.ts'
+import { finishRun, insertRun } from './store.server.ts'
+
+/**
+ * The one recorder every provider call goes through (issue 12): it writes an `ai_runs` row per call (task,
+ * provider, model, latency, tokens where reported, outcome, failure class, trace id) and nothing the call
+ * carried. The chatbot will pass one trace id for all calls of one chat request.
+ */
+
+export interface RunContext {
+  purpose: AiPurpose
+  /** Shared by every call of one piece of work (a search, an index row, a chat request). */
+  traceId?: string
+}
+
+/** A fresh trace id. */
+export function newTraceId(): string {
+  return crypto.randomUUID()
+}
+
+/** Runs one provider call and records it; the call's own error is rethrown unchanged. */
+export async function recordCall<T extends object>(
+  meta: { task: AiTask; provider: string; model: string; items: number } & RunContext,
+  call: () => Promise<T>,
+): Promise<T> {
+  const id = crypto.randomUUID()
+  const traceId = meta.traceId ?? newTraceId()
+  // A record that cannot be written never stops the call it describes.
+  const safely = (what: string, write: () => Promise<void>) =>
+    write().catch((err: unknown) => log().warn({ err, aiRunId: id }, `ai run record: ${what} failed`))
+  await safely('start', () =>
+    insertRun(em(), {
+      id,
+      traceId,
+      task: meta.task,
+      purpose: meta.purpose,
+      provider: meta.provider,
+      model: meta.model,
+      items: meta.items,
+    }),
+  )
+  const started = performance.now()
+  try {
+    const result = await call()
+    await safely('finish', () =>
+      finishRun(em(), id, {
+        status: 'succeeded',
+        failureClass: null,
+        httpStatus: null,
+        latencyMs: Math.round(performance.now() - started),
+        ...(result as { usage?: Usage }).usage,
+      }),
+    )
+    return result
+  } catch (error) {
+    const failure = error instanceof ProviderError ? error : null
+    await safely('finish', () =>
+      finishRun(em(), id, {
+        status: 'failed',
+        failureClass: failure?.failureClass ?? 'provider_unavailable',
+        httpStatus: failure?.httpStatus ?? null,
+        latencyMs: Math.round(performance.now() - started),
+      }),
+    )
+    throw error
+  }
+}
+
+/** The embedder with every call recorded. */
+export function recordedEmbedder(embedder: Embedder, context: RunContext): Embedder {
+  return {
+    provider: embedder.provider,
+    target: embedder.target,
+    embed: (texts) =>
+      recordCall(
+        {
+          task: 'embedding',
+          provider: embedder.provider,
+          model: embedder.target.model,
+          items: texts.length,
+          ...context,
+        },
+        () => embedder.embed(texts),
+      ),
+  }
+}
+
+/** The reranker with every call recorded. */
+export function recordedReranker(reranker: Reranker, context: RunContext): Reranker {
+  return {
+    provider: reranker.provider,
+    target: reranker.target,
+    rerank: (query, documents) =>
+      recordCall(
+        {
+          task: 'reranker',
+          provider: reranker.provider,
+          model: reranker.target.model,
+          items: documents.length,
+          ...context,
+        },
+        () => reranker.rerank(query, documents),
+      ),
+  }
+}

@@ -1,0 +1,65 @@
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { AiFailureClass, AiPurpose, AiRunStatus, AiTask } from '#domain/rag.ts'
+
+/**
+ * The SQL of `ai_runs`: one row per provider call, written `running` before the call and finished after it,
+ * so a process that dies mid-call leaves a `running` row the observability page judges interrupted.
+ * The columns hold what a dashboard needs and nothing a call carried (no prompt, text, vector or secret).
+ */
+
+export interface AiRunStart {
+  id: string
+  traceId: string
+  task: AiTask
+  purpose: AiPurpose
+  provider: string
+  model: string
+  items: number
+}
+
+export interface AiRunEnd {
+  status: Exclude<AiRunStatus, 'running'>
+  failureClass: AiFailureClass | null
+  httpStatus: number | null
+  latencyMs: number
+  inputTokens?: number
+  outputTokens?: number
+  totalTokens?: number
+}
+
+export async function insertRun(manager: EntityManager, run: AiRunStart): Promise<void> {
+  await manager.execute(
+    `insert into ai_runs (id, trace_id, task, purpose, provider, model, items, status, started_at)
+     values (?, ?, ?, ?, ?, ?, ?, 'running', now())`,
+    [run.id, run.traceId, run.task, run.purpose, run.provider, run.model.slice(0, 200), run.items],
+    'run',
+  )
+}
+
+export async function finishRun(manager: EntityManager, id: string, end: AiRunEnd): Promise<void> {
+  await manager.execute(
+    `update ai_runs set status = ?, failure_class = ?, http_status = ?, latency_ms = ?, input_tokens = ?,
+            output_tokens = ?, total_tokens = ?, finished_at = now()
+      where id = ?`,
+    [
+      end.status,
+      end.failureClass,
+      end.httpStatus,
+      end.latencyMs,
+      end.inputTokens ?? null,
+      end.outputTokens ?? null,
+      end.totalTokens ?? null,
+      id,
+    ],
+    'run',
+  )
+}
+
+/** Deletes runs started before `before`; answers how many. */
+export async function deleteRunsBefore(manager: EntityManager, before: Date): Promise<number> {
+  const rows = await manager.execute<{ n: string }[]>(
+    `with gone as (delete from ai_runs where started_at < ? returning 1) select count(*) as n from gone`,
+    [before.toISOString()],
+  )
+  return Number(rows[0]?.n ?? 0)
+}

@@ -1,0 +1,499 @@
+import type { EntityManager } from '@mikro-orm/postgresql'
+import { iso, parseJson, textArray, uuidArray } from '#db/sql.ts'
+import type { EmbeddingProvider, RerankerProvider } from '#domain/rag.ts'
+import type { RagStats } from '#app/schemas/rag.ts'
+
+/**
+ * The SQL of search by meaning: the settings row (`rag_config`, secrets as stored ciphertext), the chunk
+ * tables of terms, wiki pages and meetings (replace, reuse, KNN) and the index statistics. Rules live in
+ * config.server.ts, search.server.ts and the pipeline's stages.
+ */
+
+/** A stored custom header: its name and its encrypted value. */
+export interface StoredHeader {
+  name: string
+  value: string
+}
+
+export interface RagConfigRow {
+  enabled: boolean
+  chatEnabled: boolean
+  embeddingProvider: EmbeddingProvider
+  embeddingBaseUrl: string
+  embeddingModel: string
+  embeddingApiKey: string | null
+  embeddingHeaders: StoredHeader[]
+  rerankerEnabled: boolean
+  rerankerProvider: RerankerProvider
+  rerankerBaseUrl: string
+  rerankerModel: string
+  rerankerApiKey: string | null
+  rerankerHeaders: StoredHeader[]
+  chunkSize: number
+  chunkOverlap: number
+  topK: number
+  updatedAt: string
+}
+
+interface ConfigDbRow {
+  enabled: boolean
+  chat_enabled: boolean
+  embedding_provider: EmbeddingProvider
+  embedding_base_url: string
+  embedding_model: string
+  embedding_api_key: string | null
+  embedding_headers: unknown
+  reranker_enabled: boolean
+  reranker_provider: RerankerProvider
+  reranker_base_url: string
+  reranker_model: string
+  reranker_api_key: string | null
+  reranker_headers: unknown
+  chunk_size: number
+  chunk_overlap: number
+  top_k: number
+  updated_at: Date | string
+}
+
+/** The settings row (the migration inserts it); `forUpdate` locks it for a read-modify-write. */
+export async function selectConfig(manager: EntityManager, forUpdate = false): Promise<RagConfigRow> {
+  const [row] = await manager.execute<ConfigDbRow[]>(
+    `select * from rag_config where id = 1${forUpdate ? ' for update' : ''}`,
+  )
+  if (!row) throw new Error('rag_config has no row: the migration inserts it.')
+  return {
+    enabled: row.enabled,
+    chatEnabled: row.chat_enabled,
+    embeddingProvider: row.embedding_provider,
+    embeddingBaseUrl: row.embedding_base_url,
+    embeddingModel: row.embedding_model,
+    embeddingApiKey: row.embedding_api_key,
+    embeddingHeaders: parseJson<StoredHeader[]>(row.embedding_headers) ?? [],
+    rerankerEnabled: row.reranker_enabled,
+    rerankerProvider: row.reranker_provider,
+    rerankerBaseUrl: row.reranker_base_url,
+    rerankerModel: row.reranker_model,
+    rerankerApiKey: row.reranker_api_key,
+    rerankerHeaders: parseJson<StoredHeader[]>(row.reranker_headers) ?? [],
+    chunkSize: row.chunk_size,
+    chunkOverlap: row.chunk_overlap,
+    topK: row.top_k,
+    updatedAt: iso(row.updated_at),
+  }
+}
+
+export async function updateConfig(
+  tx: EntityManager,
+  next: Omit<RagConfigRow, 'updatedAt'>,
+  actorId: string,
+): Promise<void> {
+  await tx.execute(
+    `update rag_config set enabled = ?, chat_enabled = ?, embedding_provider = ?, embedding_base_url = ?,
+            embedding_model = ?, embedding_api_key = ?, embedding_headers = ?::jsonb, reranker_enabled = ?,
+            reranker_provider = ?, reranker_base_url = ?, reranker_model = ?, reranker_api_key = ?,
+            reranker_headers = ?::jsonb, chunk_size = ?, chunk_overlap = ?, top_k = ?, updated_by_id = ?,
+            updated_at = now()
+      where id = 1`,
+    [
+      next.enabled,
+      next.chatEnabled,
+      next.embeddingProvider,
+      next.embeddingBaseUrl,
+      next.embeddingModel,
+      next.embeddingApiKey,
+      JSON.stringify(next.embeddingHeaders),
+      next.rerankerEnabled,
+      next.rerankerProvider,
+      next.rerankerBaseUrl,
+      next.rerankerModel,
+      next.rerankerApiKey,
+      JSON.stringify(next.rerankerHeaders),
+      next.chunkSize,
+      next.chunkOverlap,
+      next.topK,
+      actorId,
+    ],
+    'run',
+  )
+}
+
+/** Index statistics of the settings page. */
+export async function selectStats(manager: EntityManager, space: string): Promise<RagStats> {
+  const [terms] = await manager.execute<{ total: string; indexed: string }[]>(
+    `select count(*) as total,
+            count(*) filter (where exists (
+              select 1 from term_chunks c where c.term_id = t.id and c.revision = t.revision and c.model = ?)) as indexed
+       from terms t where t.deleted_at is null and t.status <> 'merged'`,
+    [space],
+  )
+  const states = await manager.execute<{ status: string; n: string }[]>(
+    'select status, count(*) as n from rag_index_queue group by status',
+  )
+  const count = (status: string) => Number(states.find((s) => s.status === status)?.n ?? 0)
+  return {
+    indexedTerms: Number(terms?.indexed ?? 0),
+    totalTerms: Number(terms?.total ?? 0),
+    queued: count('queued'),
+    processing: count('processing'),
+    ready: count('ready'),
+    failed: count('failed'),
+  }
+}
+
+// ── Sources that are searchable now ─────────────────────────────────────────────────────────────────────
+
+export interface SourceRef {
+  id: string
+  revision: number
+}
+
+/** Every term, published wiki page and active meeting at its latest revision (reindex, changed settings). */
+export async function selectSearchableSources(
+  manager: EntityManager,
+): Promise<{ terms: SourceRef[]; wiki: SourceRef[]; meetings: SourceRef[] }> {
+  const [terms, wiki, meetings] = [
+    await manager.execute<SourceRef[]>(
+      `select id, revision from terms where deleted_at is null and status <> 'merged' order by id`,
+    ),
+    await manager.execute<SourceRef[]>(
+      `select id, revision from wiki_pages where status = 'published' and deleted_at is null order by id`,
+    ),
+    await manager.execute<SourceRef[]>(
+      `select id, revision from meetings where status = 'active' order by id`,
+    ),
+  ]
+  return { terms, wiki, meetings }
+}
+
+// ── Chunks ───────────────────────────────────────────────────────────────────────────────────────────────
+
+export type SourceKind = 'term' | 'wiki' | 'meeting'
+
+export const CHUNK_TABLES: Record<SourceKind, { table: string; owner: string }> = {
+  term: { table: 'term_chunks', owner: 'term_id' },
+  wiki: { table: 'wiki_chunks', owner: 'page_id' },
+  meeting: { table: 'meeting_chunks', owner: 'meeting_id' },
+}
+
+export interface ChunkWrite {
+  id: string
+  chunkIndex: number
+  sourceField: string | null
+  startOffset: number | null
+  endOffset: number | null
+  content: string
+  contentHash: string
+  embedding: string
+}
+
+/** Deletes a source's chunks; answers how many. */
+export async function deleteChunks(tx: EntityManager, kind: SourceKind, sourceId: string): Promise<number> {
+  const { table, owner } = CHUNK_TABLES[kind]
+  const rows = await tx.execute<{ n: string }[]>(
+    `with gone as (delete from ${table} where ${owner} = ? returning 1) select count(*) as n from gone`,
+    [sourceId],
+  )
+  return Number(rows[0]?.n ?? 0)
+}
+
+/** The highest revision of a source's chunks, or 0. */
+export async function chunkRevision(tx: EntityManager, kind: SourceKind, sourceId: string): Promise<number> {
+  const { table, owner } = CHUNK_TABLES[kind]
+  const rows = await tx.execute<{ r: number | null }[]>(
+    `select max(revision) as r from ${table} where ${owner} = ?`,
+    [sourceId],
+  )
+  return Number(rows[0]?.r ?? 0)
+}
+
+/** Inserts a source's chunks (the caller deleted the old ones in the same transaction). */
+export async function insertChunks(
+  tx: EntityManager,
+  kind: SourceKind,
+  sourceId: string,
+  revision: number,
+  space: string,
+  chunks: readonly ChunkWrite[],
+): Promise<void> {
+  if (chunks.length === 0) return
+  const { table, owner } = CHUNK_TABLES[kind]
+  const offsets = kind === 'term' ? 'source_field' : 'start_offset, end_offset'
+  const offsetValues = kind === 'term' ? 'x.source_field' : 'x.start_offset, x.end_offset'
+  await tx.execute(
+    `insert into ${table} (id, ${owner}, revision, chunk_index, ${offsets}, content, content_hash, model, embedding, created_at)
+     select x.id, ?, ?, x.chunk_index, ${offsetValues}, x.content, x.content_hash, ?, x.embedding::vector, now()
+       from jsonb_to_recordset(?::jsonb) as x(id uuid, chunk_index integer, source_field text, start_offset integer,
+                                              end_offset integer, content text, content_hash text, embedding text)`,
+    [
+      sourceId,
+      revision,
+      space,
+      JSON.stringify(
+        chunks.map((c) => ({
+          id: c.id,
+          chunk_index: c.chunkIndex,
+          source_field: c.sourceField,
+          start_offset: c.startOffset,
+          end_offset: c.endOffset,
+          content: c.content,
+          content_hash: c.contentHash,
+          embedding: c.embedding,
+        })),
+      ),
+    ],
+    'run',
+  )
+}
+
+/** Embeddings already computed in `space` for these content hashes, from any chunk table (reuse). */
+export async function selectReusableEmbeddings(
+  manager: EntityManager,
+  space: string,
+  hashes: readonly string[],
+): Promise<Map<string, string>> {
+  const out = new Map<string, string>()
+  if (hashes.length === 0) return out
+  for (const { table } of Object.values(CHUNK_TABLES)) {
+    const missing = hashes.filter((h) => !out.has(h))
+    if (missing.length === 0) break
+    const rows = await manager.execute<{ content_hash: string; embedding: string }[]>(
+      `select distinct on (content_hash) content_hash, embedding::text as embedding from ${table}
+        where model = ? and content_hash = any(?::text[])`,
+      [space, textArray(missing)],
+    )
+    for (const r of rows) out.set(r.content_hash, r.embedding)
+  }
+  return out
+}
+
+// ── KNN ─────────────────────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * HNSW search breadth. 40 is pgvector's default; the benchmark (bench/rag-search.bench.ts, decision 016)
+ * measured recall@10 and latency at 100,000 chunks and chose this value.
+ */
+export const EF_SEARCH = 100
+
+/**
+ * Runs `select` with the HNSW settings of a search, inside one short transaction: `ef_search` for recall, and
+ * pgvector 0.8's iterative scan so that filters after the index scan (status, revision, domain, model) still
+ * return `limit` rows instead of fewer.
+ */
+async function knn<T extends object>(manager: EntityManager, sql: string, params: unknown[]): Promise<T[]> {
+  return manager.transactional(async (tx) => {
+    await tx.execute(`set local hnsw.ef_search = ${EF_SEARCH}`, [], 'run')
+    await tx.execute(`set local hnsw.iterative_scan = relaxed_order`, [], 'run')
+    return tx.execute<T[]>(sql, params)
+  })
+}
+
+export interface TermChunkHit {
+  id: string
+  term_id: string
+  revision: number
+  source_field: string
+  content: string
+  distance: number
+  content_json: unknown
+  status: string
+  updated_at: Date | string
+}
+
+const TERM_HIT_SELECT = `
+  select c.id, c.term_id, c.revision, c.source_field, c.content, c.embedding <=> ?::vector as distance,
+         r.content as content_json, t.status, t.updated_at
+    from term_chunks c
+    join terms t on t.id = c.term_id and t.revision = c.revision
+    join term_revisions r on r.term_id = t.id and r.revision = t.revision`
+
+const TERM_LIVE = `t.deleted_at is null and t.status <> 'merged' and c.model = ?`
+
+/** The nearest chunks of the current revision of live terms. */
+export async function searchTermChunks(
+  manager: EntityManager,
+  query: { vector: string; space: string; limit: number; domain: string | null },
+): Promise<TermChunkHit[]> {
+  const params: unknown[] = [query.vector, query.space]
+  let domain = ''
+  if (query.domain) {
+    domain = ` and exists (select 1 from term_domains td join domains d on d.id = td.domain_id
+                            where td.term_id = t.id and d.key = ?)`
+    params.push(query.domain)
+  }
+  params.push(query.vector, query.limit)
+  return knn<TermChunkHit>(
+    manager,
+    `${TERM_HIT_SELECT} where ${TERM_LIVE}${domain} order by c.embedding <=> ?::vector limit ?`,
+    params,
+  )
+}
+
+/** The chunks of the given terms (exact name matches), nearest first within each term. */
+export async function termChunksOf(
+  manager: EntityManager,
+  query: { vector: string; space: string; termIds: readonly string[]; domain: string | null },
+): Promise<TermChunkHit[]> {
+  if (query.termIds.length === 0) return []
+  const params: unknown[] = [query.vector, query.space, uuidArray(query.termIds)]
+  let domain = ''
+  if (query.domain) {
+    domain = ` and exists (select 1 from term_domains td join domains d on d.id = td.domain_id
+                            where td.term_id = t.id and d.key = ?)`
+    params.push(query.domain)
+  }
+  return manager.execute<TermChunkHit[]>(
+    `${TERM_HIT_SELECT} where ${TERM_LIVE} and c.term_id = any(?::uuid[])${domain} order by distance`,
+    params,
+  )
+}
+
+/** Live terms one of whose names or notations has exactly this normalized form. */
+export async function termsNamed(manager: EntityManager, normalized: string): Promise<string[]> {
+  const rows = await manager.execute<{ term_id: string }[]>(
+    `select distinct n.term_id from term_notations n join terms t on t.id = n.term_id
+      where n.normalized = ? and t.deleted_at is null and t.status <> 'merged'`,
+    [normalized],
+  )
+  return rows.map((r) => r.term_id)
+}
+
+export interface WikiChunkHit {
+  id: string
+  page_id: string
+  slug: string
+  title: string
+  domain: string[]
+  revision: number
+  start_offset: number
+  end_offset: number
+  content: string
+  distance: number
+  updated_at: Date | string
+}
+
+/** The nearest chunks of the current revision of published pages. */
+export async function searchWikiChunks(
+  manager: EntityManager,
+  query: { vector: string; space: string; limit: number; domain: string | null },
+): Promise<WikiChunkHit[]> {
+  const params: unknown[] = [query.vector, query.space]
+  let domain = ''
+  if (query.domain) {
+    domain = ' and ? = any(p.domain)'
+    params.push(query.domain)
+  }
+  params.push(query.vector, query.limit)
+  return knn<WikiChunkHit>(
+    manager,
+    `select c.id, c.page_id, p.slug, p.title, p.domain, c.revision, c.start_offset, c.end_offset, c.content,
+            c.embedding <=> ?::vector as distance, p.updated_at
+       from wiki_chunks c join wiki_pages p on p.id = c.page_id and p.revision = c.revision
+      where p.status = 'published' and p.deleted_at is null and c.model = ?${domain}
+      order by c.embedding <=> ?::vector limit ?`,
+    params,
+  )
+}
+
+export interface MeetingChunkHit {
+  id: string
+  meeting_id: string
+  title: string
+  meeting_date: Date | string
+  team: string | null
+  domain: string[]
+  revision: number
+  start_offset: number
+  end_offset: number
+  content: string
+  distance: number
+}
+
+/** The nearest chunks of the current revision of active meetings. */
+export async function searchMeetingChunks(
+  manager: EntityManager,
+  query: {
+    vector: string
+    space: string
+    limit: number
+    domain: string | null
+    team: string | null
+    from: Date | null
+    to: Date | null
+  },
+): Promise<MeetingChunkHit[]> {
+  const params: unknown[] = [query.vector, query.space]
+  const where: string[] = []
+  if (query.domain) {
+    where.push('? = any(m.domain)')
+    params.push(query.domain)
+  }
+  if (query.team) {
+    where.push('m.team = ?')
+    params.push(query.team)
+  }
+  if (query.from) {
+    where.push('m.meeting_date >= ?')
+    params.push(query.from.toISOString())
+  }
+  if (query.to) {
+    where.push('m.meeting_date <= ?')
+    params.push(query.to.toISOString())
+  }
+  params.push(query.vector, query.limit)
+  return knn<MeetingChunkHit>(
+    manager,
+    `select c.id, c.meeting_id, m.title, m.meeting_date, m.team, m.domain, c.revision, c.start_offset,
+            c.end_offset, c.content, c.embedding <=> ?::vector as distance
+       from meeting_chunks c join meetings m on m.id = c.meeting_id and m.revision = c.revision
+      where m.status = 'active' and c.model = ?${where.map((w) => ` and ${w}`).join('')}
+      order by c.embedding <=> ?::vector limit ?`,
+    params,
+  )
+}
+
+// ── What the chunk stage reads ──────────────────────────────────────────────────────────────────────────
+
+/** A source as indexing sees it: whether it is searchable now, its revision, and its text. */
+export type IndexSource =
+  | { kind: 'term'; live: boolean; revision: number; content: unknown }
+  | { kind: 'wiki' | 'meeting'; live: boolean; revision: number; title: string; text: string }
+
+/** The source's current state, or undefined when it no longer exists. */
+export async function loadIndexSource(
+  manager: EntityManager,
+  kind: SourceKind,
+  id: string,
+): Promise<IndexSource | undefined> {
+  if (kind === 'term') {
+    const [row] = await manager.execute<{ revision: number; live: boolean; content: unknown }[]>(
+      `select t.revision, (t.deleted_at is null and t.status <> 'merged') as live, r.content
+         from terms t join term_revisions r on r.term_id = t.id and r.revision = t.revision where t.id = ?`,
+      [id],
+    )
+    return row && { kind, live: row.live, revision: row.revision, content: row.content }
+  }
+  const sql =
+    kind === 'wiki'
+      ? `select revision, (status = 'published' and deleted_at is null) as live, title, content from wiki_pages where id = ?`
+      : `select revision, (status = 'active') as live, title, content from meetings where id = ?`
+  const [row] = await manager.execute<{ revision: number; live: boolean; title: string; content: string }[]>(
+    sql,
+    [id],
+  )
+  return row && { kind, live: row.live, revision: row.revision, title: row.title, text: row.content }
+}
+
+/** The current revision of a source and whether it is searchable (the upsert's last check, under lock). */
+export async function sourceState(
+  tx: EntityManager,
+  kind: SourceKind,
+  id: string,
+): Promise<{ revision: number; live: boolean } | undefined> {
+  const sql = {
+    term: `select revision, (deleted_at is null and status <> 'merged') as live from terms where id = ? for share`,
+    wiki: `select revision, (status = 'published' and deleted_at is null) as live from wiki_pages where id = ? for share`,
+    meeting: `select revision, (status = 'active') as live from meetings where id = ? for share`,
+  }[kind]
+  const [row] = await tx.execute<{ revision: number; live: boolean }[]>(sql, [id])
+  return row
+}

@@ -1,0 +1,60 @@
+import { getConfig } from '#app/lib/config.server.ts'
+import { log } from '#app/lib/logger.server.ts'
+import { deleteAiRunsOlderThan } from '#app/services/ai/runs.server.ts'
+import { deleteUnreferencedAttachments } from '#app/services/attachments/attachments.server.ts'
+import { releaseLease, takeLease } from '#app/services/index-queue/lease.server.ts'
+import { returnStale } from '#app/services/index-queue/store.server.ts'
+import { em } from '#db/orm.ts'
+import { STALE_MS } from './index-loop.ts'
+
+/**
+ * The hourly cleanup of the worker (spec part 5, item 7): AI run records older than
+ * GLOSSARY_AI_RUN_RETENTION_DAYS, attachments no revision references older than
+ * GLOSSARY_ATTACHMENT_RETENTION_DAYS, and stale `processing` index rows back to `queued`. Several workers
+ * agree through a lease (`lease.cleanup` in app_setting) that one of them runs it at a time. It logs what it
+ * removed.
+ */
+
+export const CLEANUP_EVERY_MS = 60 * 60_000
+const LEASE_MS = 10 * 60_000
+const DAY_MS = 24 * 60 * 60_000
+
+export interface CleanupReport {
+  aiRuns: number
+  attachments: number
+  staleRows: number
+}
+
+/** One cleanup pass, or null when another worker holds the lease. */
+export async function runCleanup(holder: string, now = new Date()): Promise<CleanupReport | null> {
+  if (!(await takeLease(em(), 'cleanup', holder, LEASE_MS))) return null
+  try {
+    const days = getConfig().retentionDays
+    const report: CleanupReport = {
+      aiRuns: await deleteAiRunsOlderThan(new Date(now.getTime() - days.aiRuns * DAY_MS)),
+      attachments: await deleteUnreferencedAttachments(new Date(now.getTime() - days.attachments * DAY_MS)),
+      staleRows: await returnStale(em(), STALE_MS),
+    }
+    log().info({ removed: report }, 'cleanup done')
+    return report
+  } finally {
+    await releaseLease(em(), 'cleanup', holder)
+  }
+}
+
+/** Runs the cleanup now and every hour until stopped. */
+export function scheduleCleanup(holder: string): { stop(): void } {
+  const pass = () => {
+    runCleanup(holder).catch((err) => log().warn({ err }, 'cleanup failed'))
+  }
+  const first = setTimeout(pass, 5_000)
+  first.unref()
+  const timer = setInterval(pass, CLEANUP_EVERY_MS)
+  timer.unref()
+  return {
+    stop() {
+      clearTimeout(first)
+      clearInterval(timer)
+    },
+  }
+}

@@ -1,0 +1,45 @@
+import { readPending, touch, writeEmbeddings } from '#app/services/index-queue/store.server.ts'
+import { embedderFor } from '#app/services/search/config.server.ts'
+import { vectorLiteral } from '#app/services/search/search.server.ts'
+import { selectReusableEmbeddings } from '#app/services/search/store.server.ts'
+import { em } from '#db/orm.ts'
+import type { Stage } from './stage.ts'
+
+/** Texts per provider call. */
+export const EMBED_BATCH = 32
+
+/**
+ * Stage 2: give every pending chunk its vector. A chunk whose text was embedded before in the same space
+ * (provider, base URL, model) reuses that vector: re-embedding unchanged text is wasted provider money. The
+ * rest go to the provider in batches; each batch is stored in its own short transaction, so a retry after a
+ * failure embeds only what is still missing.
+ */
+export const embedStage: Stage = {
+  name: 'embed',
+  async run(row, settings) {
+    const pending = (await readPending(em(), row.id)).filter((c) => c.embedding === null)
+    if (pending.length === 0) return 'next'
+    const reusable = await selectReusableEmbeddings(em(), settings.space, [
+      ...new Set(pending.map((c) => c.contentHash)),
+    ])
+    const reused = pending.filter((c) => reusable.has(c.contentHash))
+    await writeEmbeddings(
+      em(),
+      row.id,
+      reused.map((c) => ({ chunkIndex: c.chunkIndex, embedding: reusable.get(c.contentHash)! })),
+    )
+    const missing = pending.filter((c) => !reusable.has(c.contentHash))
+    const embedder = embedderFor(settings, { purpose: 'index', traceId: row.id })
+    for (let i = 0; i < missing.length; i += EMBED_BATCH) {
+      const batch = missing.slice(i, i + EMBED_BATCH)
+      const { vectors } = await embedder.embed(batch.map((c) => c.embedText))
+      await writeEmbeddings(
+        em(),
+        row.id,
+        batch.map((c, k) => ({ chunkIndex: c.chunkIndex, embedding: vectorLiteral(vectors[k]!) })),
+      )
+      await touch(em(), row.id)
+    }
+    return 'next'
+  },
+}
