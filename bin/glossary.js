@@ -19,7 +19,7 @@ Commands:
   start        migrate, then run web + worker in one process (the embedded default)
   migrate      apply pending database migrations and exit (non-zero on failure)
   web          run the web server (refuses to start while a migration is pending)
-  worker       run the worker: a heartbeat, and with REDIS_URL the queued jobs (imports; the index pipeline later)
+  worker       run the worker: the index pipeline, the hourly cleanup, and with REDIS_URL the queued imports
   seed-admin   create an administrator from GLOSSARY_ADMIN_EMAIL / GLOSSARY_ADMIN_PASSWORD
   version      print the release
 
@@ -30,9 +30,12 @@ With nothing configured it uses the embedded database in ./data and listens on P
 Exit code 0 when the schema is up to date, 1 when a migration failed (the schema is left as it was).`,
   web: `glossary web: serve the UI, /api/v1, /healthz and /readyz on HOST:PORT. Needs a migrated database.`,
   worker: `glossary worker: run the worker process. Needs a migrated database.
-It registers a heartbeat (seen by /readyz and operators). With REDIS_URL it runs the jobs queued in BullMQ
-(imports today): a deployment with REDIS_URL needs at least one worker (or \`glossary start\`). Without it a
-job runs in the process that submits it. The index pipeline and the hourly cleanup are not built yet.`,
+It registers a heartbeat (seen by /readyz and operators), runs the index pipeline (chunk, embed, upsert,
+rerank check of the rag_index_queue rows) and the hourly cleanup (old AI run records, unreferenced
+attachments, stale index rows). With REDIS_URL it runs the jobs queued in BullMQ (imports and the index
+stages) and relays queued index rows to them: a deployment with REDIS_URL needs at least one worker (or
+\`glossary start\`). Without it the worker claims index rows from the database itself, and an import runs in
+the process that submits it. Nothing calls an AI provider until an administrator configures one.`,
   'seed-admin': `glossary seed-admin: create an administrator account.
 Reads GLOSSARY_ADMIN_EMAIL, GLOSSARY_ADMIN_PASSWORD (and optionally GLOSSARY_ADMIN_NAME) from the environment.
 A password on the command line is refused: it would be visible in the process list and shell history.`,
