@@ -9,6 +9,7 @@ import { BusinessCategory, Domain } from './classification.entity.ts'
 import { Deletion } from './deletion.entity.ts'
 import { ImportJob } from './import-job.entity.ts'
 import { RagIndexQueue } from './index-queue.entity.ts'
+import { AiRun, MeetingChunk, RagConfig, RagPendingChunk, TermChunk, WikiChunk } from './rag.entity.ts'
 import { TermCandidate } from './term-candidate.entity.ts'
 import { Meeting } from './meeting.entity.ts'
 import { Relation } from './relation.entity.ts'
@@ -50,4 +51,10 @@ export const ENTITIES = [
   WikiPageRevision,
   WikiPageTerm,
   Meeting,
+  RagConfig,
+  TermChunk,
+  WikiChunk,
+  MeetingChunk,
+  RagPendingChunk,
+  AiRun,
 ]
