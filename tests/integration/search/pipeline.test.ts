@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { UpdateTermSchema } from '#app/schemas/terms.ts'
+import { CALL_LIMITS, setCallTimeout } from '#app/services/ai/provider.server.ts'
 import { claimDue } from '#app/services/index-queue/store.server.ts'
 import { updateTerm } from '#app/services/terms/write.server.ts'
 import { em } from '#db/orm.ts'
@@ -246,6 +247,20 @@ describe('indexing and term search', () => {
       headers: admin.sessionHeaders,
       body: { enabled: true },
     })
+  })
+
+  it('a provider slower than the time limit: 502 naming the timeout', async () => {
+    const before = CALL_LIMITS.timeoutMs
+    setCallTimeout(100)
+    provider.delayMs = 400
+    try {
+      const res = await search('/rag/search', { query: 'slow answer' })
+      expect(res.status).toBe(502)
+      expect(res.text).toContain('timeout')
+    } finally {
+      provider.delayMs = 0
+      setCallTimeout(before)
+    }
   })
 
   it('reranks when asked: rerankScore only on scored items, reranked true', async () => {

@@ -1,0 +1,65 @@
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { boundedFetch, OutboundError } from './outbound.server.ts'
+
+let server: http.Server
+let base = ''
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    if (req.url === '/redirect') {
+      res.writeHead(302, { location: 'file:///etc/passwd' })
+      return res.end()
+    }
+    if (req.url === '/big') {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      const chunk = Buffer.alloc(64 * 1024, 'a')
+      let sent = 0
+      const pump = () => {
+        while (sent < 100 && res.write(chunk)) sent++
+        if (sent < 100) res.once('drain', pump)
+        else res.end()
+      }
+      return pump()
+    }
+    if (req.url === '/slow') return setTimeout(() => res.end('{}'), 2000)
+    res.writeHead(200, { 'content-type': 'application/json' })
+    res.end('{"ok":true}')
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+})
+afterAll(async () => {
+  server.closeAllConnections()
+  await new Promise((resolve) => server.close(resolve))
+})
+
+const request = { method: 'GET' as const, headers: {}, timeoutMs: 500, maxBytes: 1024 * 1024 }
+
+describe('boundedFetch', () => {
+  it('answers JSON', async () => {
+    expect((await boundedFetch(`${base}/ok`, request)).json).toEqual({ ok: true })
+  })
+
+  it.each([
+    ['file:///etc/passwd', 'scheme'],
+    ['gopher://127.0.0.1/', 'scheme'],
+  ])('refuses %s', async (url, kind) => {
+    await expect(boundedFetch(url, request)).rejects.toMatchObject({ kind })
+  })
+
+  it('follows no redirect', async () => {
+    await expect(boundedFetch(`${base}/redirect`, request)).rejects.toMatchObject({ kind: 'redirect' })
+  })
+
+  it('stops reading past the size limit', async () => {
+    await expect(boundedFetch(`${base}/big`, request)).rejects.toMatchObject({ kind: 'too_large' })
+  })
+
+  it('gives up after the time limit', async () => {
+    const error = await boundedFetch(`${base}/slow`, request).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(OutboundError)
+    expect((error as OutboundError).kind).toBe('timeout')
+  })
+})
