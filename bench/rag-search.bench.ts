@@ -55,7 +55,9 @@ const instant = http.createServer((req, res) => {
     const input = JSON.parse(raw).input as string[]
     res.writeHead(200, { 'content-type': 'application/json' })
     res.end(
-      JSON.stringify({ data: input.map((t, index) => ({ index, embedding: queryVectors.get(t) ?? centres[0] })) }),
+      JSON.stringify({
+        data: input.map((t, index) => ({ index, embedding: queryVectors.get(t) ?? centres[0] })),
+      }),
     )
   })
 })
@@ -76,9 +78,18 @@ async function insertTerms(count: number, prefix: string): Promise<string[]> {
       ids.push(id)
       const name = `${prefix} ${i}`
       const content = {
-        slug: `${prefix}-${i}`.toLowerCase(), name, fullName: null, nameEn: null, nameKo: null, notations: [],
-        domains: [], categories: [], tags: [], status: 'active',
-        definition: `Definition of ${name}: ${'words about the topic '.repeat(8)}`, body: '',
+        slug: `${prefix}-${i}`.toLowerCase(),
+        name,
+        fullName: null,
+        nameEn: null,
+        nameKo: null,
+        notations: [],
+        domains: [],
+        categories: [],
+        tags: [],
+        status: 'active',
+        definition: `Definition of ${name}: ${'words about the topic '.repeat(8)}`,
+        body: '',
       }
       return { id, slug: content.slug, name, content: JSON.stringify(content) }
     })
@@ -100,18 +111,21 @@ const termIds = await insertTerms(Math.ceil(CHUNKS / 5), 'Vector Term')
 await em().execute('drop index term_chunks_embedding_idx')
 let loadStarted = performance.now()
 for (let start = 0; start < CHUNKS; start += 500) {
-  const rows = Array.from({ length: Math.min(500, CHUNKS - start) }, (_, k) => ({
-    id: crypto.randomUUID(),
-    term_id: termIds[Math.floor((start + k) / 5)],
-    chunk_index: (start + k) % 5,
-    embedding: literal(realisticVector()),
-  }))
+  const n = Math.min(500, CHUNKS - start)
+  const ids = Array.from({ length: n }, () => crypto.randomUUID())
   await em().execute(
     `insert into term_chunks (id, term_id, revision, source_field, chunk_index, content, content_hash, model, embedding)
-     select x.id, x.term_id, 1, 'definition', x.chunk_index, 'chunk', md5(x.id::text), ?, x.embedding::vector
-       from jsonb_to_recordset(?::jsonb) as x(id uuid, term_id uuid, chunk_index integer, embedding text)`,
-    [space, JSON.stringify(rows)],
+     select x.id, x.term_id, 1, 'definition', x.k, 'chunk', md5(x.id::text), ?, x.embedding::vector
+       from unnest(?::uuid[], ?::uuid[], ?::integer[], ?::text[]) as x(id, term_id, k, embedding)`,
+    [
+      space,
+      `{${ids.join(',')}}`,
+      `{${ids.map((_, k) => termIds[Math.floor((start + k) / 5)]).join(',')}}`,
+      `{${ids.map((_, k) => (start + k) % 5).join(',')}}`,
+      `{${ids.map(() => `"${literal(realisticVector())}"`).join(',')}}`,
+    ],
   )
+  if ((start / 500) % 20 === 0) console.log(`  ${start + n} rows`)
 }
 const loadSeconds = (performance.now() - loadStarted) / 1000
 loadStarted = performance.now()
@@ -171,12 +185,17 @@ for (let round = 0; round < 2; round++) {
   for (const q of queries) {
     const started = performance.now()
     const res = await handleApiRequest(
-      new Request('http://internal/api/v1/rag/search', { method: 'POST', headers: auth, body: JSON.stringify({ query: q }) }),
+      new Request('http://internal/api/v1/rag/search', {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ query: q }),
+      }),
       { requestId: 'bench', ip: '127.0.0.1', isHttps: false },
     )
     const body = (await res.json()) as { items: { id: string }[] }
     if (round === 1) searchTimes.push(performance.now() - started)
-    if (round === 1 && truth.has(q)) searchHit += body.items.filter((i) => truth.get(q)!.includes(i.id)).length
+    if (round === 1 && truth.has(q))
+      searchHit += body.items.filter((i) => truth.get(q)!.includes(i.id)).length
   }
 }
 console.log(
@@ -186,12 +205,24 @@ console.log(
 // ── 2. Inserting into an indexed table vs building after ────────────────────────────────────────────────
 await em().execute('create table load_probe (id uuid primary key, embedding vector(1536) not null)')
 const probeRows = () =>
-  Array.from({ length: LOAD_ROWS }, () => ({ id: crypto.randomUUID(), embedding: literal(realisticVector()) }))
+  Array.from({ length: LOAD_ROWS }, () => ({
+    id: crypto.randomUUID(),
+    embedding: literal(realisticVector()),
+  }))
 const insertProbe = async (rows: { id: string; embedding: string }[]) => {
   for (let i = 0; i < rows.length; i += 250) {
     await em().execute(
-      `insert into load_probe select x.id, x.embedding::vector from jsonb_to_recordset(?::jsonb) as x(id uuid, embedding text)`,
-      [JSON.stringify(rows.slice(i, i + 250))],
+      `insert into load_probe select x.id, x.embedding::vector from unnest(?::uuid[], ?::text[]) as x(id, embedding)`,
+      [
+        `{${rows
+          .slice(i, i + 250)
+          .map((r) => r.id)
+          .join(',')}}`,
+        `{${rows
+          .slice(i, i + 250)
+          .map((r) => `"${r.embedding}"`)
+          .join(',')}}`,
+      ],
     )
   }
 }
@@ -218,7 +249,10 @@ await em().execute('delete from term_chunks')
 await em().execute('delete from term_revisions')
 await em().execute('delete from terms')
 const standIn = await startStandIn()
-await updateRagConfig({ input: { embeddingBaseUrl: standIn.url, embeddingModel: 'text-embed-small' }, actorId: userId })
+await updateRagConfig({
+  input: { embeddingBaseUrl: standIn.url, embeddingModel: 'text-embed-small' },
+  actorId: userId,
+})
 await em().execute('delete from rag_index_queue')
 await insertTerms(TERMS, 'Indexed Term')
 
@@ -227,11 +261,14 @@ async function listTermsTimes(durationMs: number): Promise<number[]> {
   const end = performance.now() + durationMs
   while (performance.now() < end) {
     const started = performance.now()
-    const res = await handleApiRequest(new Request('http://internal/api/v1/terms?pageSize=20', { headers: auth }), {
-      requestId: 'bench',
-      ip: '127.0.0.1',
-      isHttps: false,
-    })
+    const res = await handleApiRequest(
+      new Request('http://internal/api/v1/terms?pageSize=20', { headers: auth }),
+      {
+        requestId: 'bench',
+        ip: '127.0.0.1',
+        isHttps: false,
+      },
+    )
     await res.text()
     times.push(performance.now() - started)
     await new Promise((resolve) => setTimeout(resolve, 20))

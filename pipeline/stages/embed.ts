@@ -1,7 +1,7 @@
 import { readPending, touch, writeEmbeddings } from '#app/services/index-queue/store.server.ts'
 import { embedderFor } from '#app/services/search/config.server.ts'
 import { vectorLiteral } from '#app/services/search/search.server.ts'
-import { selectReusableEmbeddings } from '#app/services/search/store.server.ts'
+import { reuseEmbeddings } from '#app/services/search/store.server.ts'
 import { em } from '#db/orm.ts'
 import type { Stage } from './stage.ts'
 
@@ -17,18 +17,9 @@ export const EMBED_BATCH = 32
 export const embedStage: Stage = {
   name: 'embed',
   async run(row, settings) {
-    const pending = (await readPending(em(), row.id)).filter((c) => c.embedding === null)
-    if (pending.length === 0) return 'next'
-    const reusable = await selectReusableEmbeddings(em(), settings.space, [
-      ...new Set(pending.map((c) => c.contentHash)),
-    ])
-    const reused = pending.filter((c) => reusable.has(c.contentHash))
-    await writeEmbeddings(
-      em(),
-      row.id,
-      reused.map((c) => ({ chunkIndex: c.chunkIndex, embedding: reusable.get(c.contentHash)! })),
-    )
-    const missing = pending.filter((c) => !reusable.has(c.contentHash))
+    await reuseEmbeddings(em(), row.id, settings.space)
+    const missing = await readPending(em(), row.id, { unembedded: true })
+    if (missing.length === 0) return 'next'
     const embedder = embedderFor(settings, { purpose: 'index', traceId: row.id })
     for (let i = 0; i < missing.length; i += EMBED_BATCH) {
       const batch = missing.slice(i, i + EMBED_BATCH)

@@ -1,6 +1,5 @@
-import crypto from 'node:crypto'
-import { hasQueuedRow, heldRow, markReady, readPending } from '#app/services/index-queue/store.server.ts'
-import { deleteChunks, insertChunks, sourceState } from '#app/services/search/store.server.ts'
+import { countUnembedded, hasQueuedRow, heldRow, markReady } from '#app/services/index-queue/store.server.ts'
+import { deleteChunks, insertChunksFromPending, sourceState } from '#app/services/search/store.server.ts'
 import { em } from '#db/orm.ts'
 import type { Stage } from './stage.ts'
 
@@ -25,25 +24,13 @@ export const upsertStage: Stage = {
         await markReady(tx, row.id, row.attempt)
         return 'done'
       }
-      const pending = await readPending(tx, row.id)
-      if (pending.some((c) => c.embedding === null)) throw new Error('A pending chunk has no embedding yet.')
+      if ((await countUnembedded(tx, row.id)) > 0) throw new Error('A pending chunk has no embedding yet.')
       await deleteChunks(tx, row.source_type, row.source_id)
-      await insertChunks(
+      await insertChunksFromPending(
         tx,
         row.source_type,
-        row.source_id,
-        row.revision,
-        settings.space,
-        pending.map((c) => ({
-          id: crypto.randomUUID(),
-          chunkIndex: c.chunkIndex,
-          sourceField: c.sourceField,
-          startOffset: c.startOffset,
-          endOffset: c.endOffset,
-          content: c.content,
-          contentHash: c.contentHash,
-          embedding: c.embedding!,
-        })),
+        { id: row.source_id, revision: row.revision, space: settings.space },
+        row.id,
       )
       await tx.execute('delete from rag_pending_chunks where queue_id = ?', [row.id], 'run')
       return 'next'

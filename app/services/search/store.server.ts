@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { iso, parseJson, textArray, uuidArray } from '#db/sql.ts'
+import { iso, parseJson, uuidArray } from '#db/sql.ts'
 import type { EmbeddingProvider, RerankerProvider } from '#domain/rag.ts'
 import type { RagStats } from '#app/schemas/rag.ts'
 
@@ -175,17 +175,6 @@ export const CHUNK_TABLES: Record<SourceKind, { table: string; owner: string }> 
   meeting: { table: 'meeting_chunks', owner: 'meeting_id' },
 }
 
-export interface ChunkWrite {
-  id: string
-  chunkIndex: number
-  sourceField: string | null
-  startOffset: number | null
-  endOffset: number | null
-  content: string
-  contentHash: string
-  embedding: string
-}
-
 /** Deletes a source's chunks; answers how many. */
 export async function deleteChunks(tx: EntityManager, kind: SourceKind, sourceId: string): Promise<number> {
   const { table, owner } = CHUNK_TABLES[kind]
@@ -206,64 +195,57 @@ export async function chunkRevision(tx: EntityManager, kind: SourceKind, sourceI
   return Number(rows[0]?.r ?? 0)
 }
 
-/** Inserts a source's chunks (the caller deleted the old ones in the same transaction). */
-export async function insertChunks(
+/**
+ * Moves a queue row's pending chunks, embedded, into the source's chunk table (the caller deleted the old ones
+ * in the same transaction). One set-based statement; the vectors stay binary, never re-parsed from text.
+ */
+export async function insertChunksFromPending(
   tx: EntityManager,
   kind: SourceKind,
-  sourceId: string,
-  revision: number,
-  space: string,
-  chunks: readonly ChunkWrite[],
-): Promise<void> {
-  if (chunks.length === 0) return
+  source: { id: string; revision: number; space: string },
+  queueId: string,
+): Promise<number> {
   const { table, owner } = CHUNK_TABLES[kind]
   const offsets = kind === 'term' ? 'source_field' : 'start_offset, end_offset'
-  const offsetValues = kind === 'term' ? 'x.source_field' : 'x.start_offset, x.end_offset'
-  await tx.execute(
-    `insert into ${table} (id, ${owner}, revision, chunk_index, ${offsets}, content, content_hash, model, embedding, created_at)
-     select x.id, ?, ?, x.chunk_index, ${offsetValues}, x.content, x.content_hash, ?, x.embedding::vector, now()
-       from jsonb_to_recordset(?::jsonb) as x(id uuid, chunk_index integer, source_field text, start_offset integer,
-                                              end_offset integer, content text, content_hash text, embedding text)`,
-    [
-      sourceId,
-      revision,
-      space,
-      JSON.stringify(
-        chunks.map((c) => ({
-          id: c.id,
-          chunk_index: c.chunkIndex,
-          source_field: c.sourceField,
-          start_offset: c.startOffset,
-          end_offset: c.endOffset,
-          content: c.content,
-          content_hash: c.contentHash,
-          embedding: c.embedding,
-        })),
-      ),
-    ],
-    'run',
+  const rows = await tx.execute<{ n: string }[]>(
+    `with moved as (
+       insert into ${table} (id, ${owner}, revision, chunk_index, ${offsets}, content, content_hash, model, embedding, created_at)
+       select gen_random_uuid(), ?, ?, p.chunk_index, ${offsets.replace(/(\w+)/g, 'p.$1')}, p.content, p.content_hash, ?,
+              p.embedding, now()
+         from rag_pending_chunks p where p.queue_id = ? and p.embedding is not null
+       returning 1)
+     select count(*) as n from moved`,
+    [source.id, source.revision, source.space, queueId],
   )
+  return Number(rows[0]?.n ?? 0)
 }
 
-/** Embeddings already computed in `space` for these content hashes, from any chunk table (reuse). */
-export async function selectReusableEmbeddings(
+/**
+ * Gives a queue row's pending chunks the vectors already computed in `space` for the same text (any chunk
+ * table), inside the database so vectors are never re-parsed; answers how many were reused.
+ */
+export async function reuseEmbeddings(
   manager: EntityManager,
+  queueId: string,
   space: string,
-  hashes: readonly string[],
-): Promise<Map<string, string>> {
-  const out = new Map<string, string>()
-  if (hashes.length === 0) return out
-  for (const { table } of Object.values(CHUNK_TABLES)) {
-    const missing = hashes.filter((h) => !out.has(h))
-    if (missing.length === 0) break
-    const rows = await manager.execute<{ content_hash: string; embedding: string }[]>(
-      `select distinct on (content_hash) content_hash, embedding::text as embedding from ${table}
-        where model = ? and content_hash = any(?::text[])`,
-      [space, textArray(missing)],
+): Promise<number> {
+  const wanted = `select content_hash from rag_pending_chunks where queue_id = ? and embedding is null`
+  const union = Object.values(CHUNK_TABLES)
+    .map(
+      ({ table }) =>
+        `select content_hash, embedding from ${table} where model = ? and content_hash in (${wanted})`,
     )
-    for (const r of rows) out.set(r.content_hash, r.embedding)
-  }
-  return out
+    .join(' union all ')
+  const rows = await manager.execute<{ n: string }[]>(
+    `with reused as (
+       update rag_pending_chunks p set embedding = r.embedding
+         from (select distinct on (content_hash) content_hash, embedding from (${union}) u) r
+        where p.queue_id = ? and p.embedding is null and p.content_hash = r.content_hash
+       returning 1)
+     select count(*) as n from reused`,
+    [space, queueId, space, queueId, space, queueId, queueId],
+  )
+  return Number(rows[0]?.n ?? 0)
 }
 
 // ── KNN ─────────────────────────────────────────────────────────────────────────────────────────────────
