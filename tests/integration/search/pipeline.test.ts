@@ -1,4 +1,6 @@
+import { Writable } from 'node:stream'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { setLogDestination } from '#app/lib/logger.server.ts'
 import { UpdateTermSchema } from '#app/schemas/terms.ts'
 import { CALL_LIMITS, setCallTimeout } from '#app/services/ai/provider.server.ts'
 import { claimDue } from '#app/services/index-queue/store.server.ts'
@@ -54,7 +56,18 @@ async function rowsOf(sourceId: string) {
   )
 }
 
+/** Every log line of this file, at every level: none may hold a secret. */
+const logLines: string[] = []
+
 beforeAll(async () => {
+  setLogDestination(
+    new Writable({
+      write(chunk, _encoding, done) {
+        logLines.push(...String(chunk).split('\n').filter(Boolean))
+        done()
+      },
+    }),
+  )
   admin = await createUser({ role: 'admin' })
   readKey = await createApiKey(admin.user.id, ['read'])
   provider = await startStandIn()
@@ -74,6 +87,7 @@ beforeAll(async () => {
   expect(res.status, await res.clone().text()).toBe(200)
 })
 afterAll(async () => {
+  setLogDestination(undefined)
   RETRY.backoffMs = 5_000
   await provider.close()
 })
@@ -352,5 +366,15 @@ describe('wiki and meeting search', () => {
     await dispatch(`/meetings/${b}/archive`, { method: 'POST', headers: admin.sessionHeaders })
     res = await search('/rag/meetings/search', { query: 'pangolin' })
     expect(res.json.items.map((i: { meetingId: string }) => i.meetingId)).toEqual([a])
+  })
+})
+
+describe('logs', () => {
+  it('no log line of the whole file holds the API key or a provider answer body', () => {
+    expect(logLines.length).toBeGreaterThan(0)
+    for (const line of logLines) {
+      expect(line).not.toContain(SECRET)
+      expect(line).not.toContain('secret echo')
+    }
   })
 })

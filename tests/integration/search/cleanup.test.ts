@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest'
+import { em } from '#db/orm.ts'
+import { runCleanup } from '#pipeline/cleanup.ts'
+import { useTestDb } from '#tests/setup/db.ts'
+
+useTestDb()
+
+/**
+ * The worker's hourly cleanup (issue 12): old AI run records and unreferenced old attachments go, stale
+ * `processing` index rows return to `queued`, and two workers never run it at once (the lease).
+ */
+
+const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex')
+
+describe('cleanup', () => {
+  it('removes what is past retention, returns stale rows, keeps the rest', async () => {
+    const day = 24 * 3600
+    await em().execute(
+      `insert into ai_runs (id, trace_id, task, purpose, provider, model, status, started_at)
+       values (gen_random_uuid(), 't', 'embedding', 'index', 'alpha_compatible', 'm', 'succeeded', now() - (? * interval '1 second')),
+              (gen_random_uuid(), 't', 'embedding', 'index', 'alpha_compatible', 'm', 'succeeded', now())`,
+      [91 * day],
+    )
+    const sha = (n: number) => String(n).repeat(64).slice(0, 64)
+    for (const [n, age] of [
+      [1, 31],
+      [2, 1],
+    ] as const) {
+      await em().execute(
+        `insert into attachments (id, sha256, content_type, size, bytes, created_at)
+         values (gen_random_uuid(), ?, 'image/png', ?, ?, now() - (? * interval '1 day'))`,
+        [sha(n), PNG.length, PNG, age],
+      )
+    }
+    await em().execute(
+      `insert into rag_index_queue (id, source_type, source_id, revision, action, status, attempts, locked_at, created_at, updated_at)
+       values (gen_random_uuid(), 'term', gen_random_uuid(), 1, 'index', 'processing', 1, now() - interval '11 minutes', now(), now()),
+              (gen_random_uuid(), 'term', gen_random_uuid(), 1, 'index', 'processing', 1, now(), now(), now())`,
+    )
+    const report = await runCleanup('worker-a')
+    expect(report).toEqual({ aiRuns: 1, attachments: 1, staleRows: 1 })
+    const [{ runs }] = await em().execute<{ runs: string }[]>('select count(*) as runs from ai_runs')
+    expect(Number(runs)).toBe(1)
+    const left = await em().execute<{ sha256: string }[]>('select sha256 from attachments')
+    expect(left.map((r) => r.sha256)).toEqual([sha(2)])
+    const states = await em().execute<{ status: string }[]>(
+      'select status from rag_index_queue order by status',
+    )
+    expect(states.map((r) => r.status)).toEqual(['processing', 'queued'])
+  })
+
+  it('one worker at a time: another holder of the lease makes a second worker skip', async () => {
+    await em().execute(
+      `insert into app_setting (key, value, updated_at)
+       values ('lease.cleanup', jsonb_build_object('holder', 'worker-b', 'until', now() + interval '5 minutes'), now())`,
+    )
+    expect(await runCleanup('worker-a')).toBeNull()
+    await em().execute(
+      `update app_setting set value = jsonb_set(value, '{until}', to_jsonb(now() - interval '1 second')) where key = 'lease.cleanup'`,
+    )
+    expect(await runCleanup('worker-a')).not.toBeNull()
+    // Released when done: the next worker may run it at once.
+    expect(await runCleanup('worker-b')).not.toBeNull()
+  })
+})
