@@ -129,6 +129,9 @@ for (let start = 0; start < CHUNKS; start += 500) {
 }
 const loadSeconds = (performance.now() - loadStarted) / 1000
 loadStarted = performance.now()
+// The HNSW graph of 100,000 × 1536-d vectors (~650 MB) must fit in maintenance_work_mem, or the build takes
+// pgvector's much slower on-disk path.
+await em().execute(`set maintenance_work_mem = '${process.env.BUILD_MEMORY ?? '1GB'}'`)
 await em().execute(
   'create index term_chunks_embedding_idx on term_chunks using hnsw (embedding vector_cosine_ops) with (m = 16, ef_construction = 64)',
 )

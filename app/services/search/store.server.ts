@@ -264,9 +264,28 @@ export const EF_SEARCH = 100
 async function knn<T extends object>(manager: EntityManager, sql: string, params: unknown[]): Promise<T[]> {
   return manager.transactional(async (tx) => {
     await tx.execute(`set local hnsw.ef_search = ${EF_SEARCH}`, [], 'run')
-    await tx.execute(`set local hnsw.iterative_scan = relaxed_order`, [], 'run')
+    if (await hasIterativeScan(tx))
+      await tx.execute(`set local hnsw.iterative_scan = relaxed_order`, [], 'run')
     return tx.execute<T[]>(sql, params)
   })
+}
+
+let iterativeScan: boolean | undefined
+
+/**
+ * Whether this pgvector has iterative index scans (0.8+; PGlite ships 0.8). Older servers (the README allows
+ * pgvector ≥ 0.5) reserve the `hnsw.` prefix and would refuse the setting; they search without it.
+ */
+async function hasIterativeScan(tx: EntityManager): Promise<boolean> {
+  if (iterativeScan === undefined) {
+    // pgvector's settings are listed once its library is loaded: a vector literal loads it.
+    await tx.execute(`select '[1]'::vector as v`)
+    const rows = await tx.execute<{ n: string }[]>(
+      `select count(*) as n from pg_settings where name = 'hnsw.iterative_scan'`,
+    )
+    iterativeScan = Number(rows[0]?.n ?? 0) > 0
+  }
+  return iterativeScan
 }
 
 export interface TermChunkHit {
