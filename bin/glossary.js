@@ -31,8 +31,8 @@ Exit code 0 when the schema is up to date, 1 when a migration failed (the schema
   web: `glossary web: serve the UI, /api/v1, /healthz and /readyz on HOST:PORT. Needs a migrated database.`,
   worker: `glossary worker: run the worker process. Needs a migrated database.
 It registers a heartbeat (seen by /readyz and operators), runs the index pipeline (chunk, embed, upsert,
-rerank check of the rag_index_queue rows) and the hourly cleanup (old AI run records, unreferenced
-attachments, stale index rows). With REDIS_URL it runs the jobs queued in BullMQ (imports and the index
+rerank check of the rag_index_queue rows) and the hourly cleanup (expired sessions and rate-limit buckets,
+old AI run records and audit rows, unreferenced attachments, stale index rows). With REDIS_URL it runs the jobs queued in BullMQ (imports and the index
 stages) and relays queued index rows to them: a deployment with REDIS_URL needs at least one worker (or
 \`glossary start\`). Without it the worker claims index rows from the database itself, and an import runs in
 the process that submits it. Nothing calls an AI provider until an administrator configures one.`,

@@ -2,15 +2,19 @@ import { getConfig } from '#app/lib/config.server.ts'
 import { log } from '#app/lib/logger.server.ts'
 import { deleteAiRunsOlderThan } from '#app/services/ai/runs.server.ts'
 import { deleteUnreferencedAttachments } from '#app/services/attachments/attachments.server.ts'
+import { deleteAuditRowsOlderThan } from '#app/services/audit/store.server.ts'
+import { deleteExpiredSessions } from '#app/services/auth/store.server.ts'
+import { deleteExpiredRateLimitBuckets } from '#app/services/rate-limit/store.server.ts'
 import { releaseLease, takeLease } from '#app/services/index-queue/lease.server.ts'
 import { returnStale } from '#app/services/index-queue/store.server.ts'
 import { em } from '#db/orm.ts'
 import { STALE_MS } from './index-loop.ts'
 
 /**
- * The hourly cleanup of the worker (spec part 5, item 7): AI run records older than
- * GLOSSARY_AI_RUN_RETENTION_DAYS, attachments no revision references older than
- * GLOSSARY_ATTACHMENT_RETENTION_DAYS, and stale `processing` index rows back to `queued`. Several workers
+ * The hourly cleanup of the worker (spec part 5, item 7): expired sessions and rate-limit buckets, AI run
+ * records older than GLOSSARY_AI_RUN_RETENTION_DAYS, audit rows older than GLOSSARY_AUDIT_RETENTION_DAYS,
+ * attachments no revision references older than GLOSSARY_ATTACHMENT_RETENTION_DAYS, and stale `processing`
+ * index rows back to `queued`. Several workers
  * agree through a lease (`lease.cleanup` in app_setting) that one of them runs it at a time. It logs what it
  * removed.
  */
@@ -20,7 +24,10 @@ const LEASE_MS = 10 * 60_000
 const DAY_MS = 24 * 60 * 60_000
 
 export interface CleanupReport {
+  sessions: number
+  rateLimitBuckets: number
   aiRuns: number
+  auditRows: number
   attachments: number
   staleRows: number
 }
@@ -31,7 +38,10 @@ export async function runCleanup(holder: string, now = new Date()): Promise<Clea
   try {
     const days = getConfig().retentionDays
     const report: CleanupReport = {
+      sessions: await deleteExpiredSessions(now),
+      rateLimitBuckets: await deleteExpiredRateLimitBuckets(now),
       aiRuns: await deleteAiRunsOlderThan(new Date(now.getTime() - days.aiRuns * DAY_MS)),
+      auditRows: await deleteAuditRowsOlderThan(new Date(now.getTime() - days.audit * DAY_MS)),
       attachments: await deleteUnreferencedAttachments(new Date(now.getTime() - days.attachments * DAY_MS)),
       staleRows: await returnStale(em(), STALE_MS),
     }

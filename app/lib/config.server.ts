@@ -92,7 +92,7 @@ const EnvSchema = z.object({
   PASSWORD_LOGIN_ENABLED: bool(true),
   /** Opens the oauth2-proxy capability (does not switch the mode). Read by nothing yet: SSO is issue 13. */
   OAUTH2_PROXY_ENABLED: bool(false),
-  /** Retention of the worker's hourly cleanup (pipeline/cleanup.ts): AI runs and unreferenced attachments; audit rows are not cleaned yet. */
+  /** Retention of the worker's hourly cleanup (pipeline/cleanup.ts): AI run records, audit rows, unreferenced attachments. */
   GLOSSARY_AI_RUN_RETENTION_DAYS: days(90),
   GLOSSARY_AUDIT_RETENTION_DAYS: days(365),
   GLOSSARY_ATTACHMENT_RETENTION_DAYS: days(30),

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
+import { countChanged } from '#db/sql.ts'
 import type { AiFailureClass, AiPurpose, AiRunStatus, AiTask } from '#domain/rag.ts'
 
 /**
@@ -57,9 +58,7 @@ export async function finishRun(manager: EntityManager, id: string, end: AiRunEn
 
 /** Deletes runs started before `before`; answers how many. */
 export async function deleteRunsBefore(manager: EntityManager, before: Date): Promise<number> {
-  const rows = await manager.execute<{ n: string }[]>(
-    `with gone as (delete from ai_runs where started_at < ? returning 1) select count(*) as n from gone`,
-    [before.toISOString()],
-  )
-  return Number(rows[0]?.n ?? 0)
+  return countChanged(manager, 'delete from ai_runs where started_at < ?::timestamptz', [
+    before.toISOString(),
+  ])
 }

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { iso } from '#db/sql.ts'
+import { countChanged, iso } from '#db/sql.ts'
 
 /**
  * The data access of body images: every SQL statement on `attachments`. Bytes travel as base64 text in both
@@ -82,14 +82,11 @@ export async function selectUnreferencedImages(
  * save references meanwhile is never taken); answers how many.
  */
 export async function deleteUnreferencedImages(manager: EntityManager, olderThan: Date): Promise<number> {
-  const rows = await manager.execute<{ n: string }[]>(
-    `with gone as (
-       delete from attachments a
-        where a.created_at < ?
-          and not exists (select 1 from term_revisions r where strpos(r.content ->> 'body', a.id::text) > 0)
-        returning 1)
-     select count(*) as n from gone`,
+  return countChanged(
+    manager,
+    `delete from attachments a
+      where a.created_at < ?
+        and not exists (select 1 from term_revisions r where strpos(r.content ->> 'body', a.id::text) > 0)`,
     [olderThan.toISOString()],
   )
-  return Number(rows[0]?.n ?? 0)
 }

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { iso, parseJson, uuidArray } from '#db/sql.ts'
+import { countChanged, iso, parseJson, uuidArray } from '#db/sql.ts'
 import type { EmbeddingProvider, RerankerProvider } from '#domain/rag.ts'
 import type { RagStats } from '#app/schemas/rag.ts'
 
@@ -178,11 +178,7 @@ export const CHUNK_TABLES: Record<SourceKind, { table: string; owner: string }> 
 /** Deletes a source's chunks; answers how many. */
 export async function deleteChunks(tx: EntityManager, kind: SourceKind, sourceId: string): Promise<number> {
   const { table, owner } = CHUNK_TABLES[kind]
-  const rows = await tx.execute<{ n: string }[]>(
-    `with gone as (delete from ${table} where ${owner} = ? returning 1) select count(*) as n from gone`,
-    [sourceId],
-  )
-  return Number(rows[0]?.n ?? 0)
+  return countChanged(tx, `delete from ${table} where ${owner} = ?`, [sourceId])
 }
 
 /** The highest revision of a source's chunks, or 0. */

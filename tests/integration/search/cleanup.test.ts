@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { em } from '#db/orm.ts'
 import { runCleanup } from '#pipeline/cleanup.ts'
+import { createUser } from '#tests/factories.ts'
 import { useTestDb } from '#tests/setup/db.ts'
 
 useTestDb()
@@ -37,8 +38,27 @@ describe('cleanup', () => {
        values (gen_random_uuid(), 'term', gen_random_uuid(), 1, 'index', 'processing', 1, now() - interval '11 minutes', now(), now()),
               (gen_random_uuid(), 'term', gen_random_uuid(), 1, 'index', 'processing', 1, now(), now(), now())`,
     )
+    const { user } = await createUser()
+    await em().execute(`update sessions set expires_at = now() - interval '1 minute' where user_id = ?`, [
+      user.id,
+    ])
+    await em().execute(
+      `insert into audit_log (id, at, action, actor_label) values (gen_random_uuid(), now() - interval '400 days', 'auth.login', 'x'),
+                                                                 (gen_random_uuid(), now(), 'auth.login', 'y')`,
+    )
     const report = await runCleanup('worker-a')
-    expect(report).toEqual({ aiRuns: 1, attachments: 1, staleRows: 1 })
+    expect(report).toEqual({
+      sessions: 1,
+      rateLimitBuckets: 0,
+      aiRuns: 1,
+      auditRows: 1,
+      attachments: 1,
+      staleRows: 1,
+    })
+    const [{ audit }] = await em().execute<{ audit: string }[]>(
+      `select count(*) as audit from audit_log where actor_label = 'y'`,
+    )
+    expect(Number(audit)).toBe(1)
     const [{ runs }] = await em().execute<{ runs: string }[]>('select count(*) as runs from ai_runs')
     expect(Number(runs)).toBe(1)
     const left = await em().execute<{ sha256: string }[]>('select sha256 from attachments')
