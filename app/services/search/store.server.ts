@@ -247,8 +247,8 @@ export async function reuseEmbeddings(
 // ── KNN ─────────────────────────────────────────────────────────────────────────────────────────────────
 
 /**
- * HNSW search breadth. 40 is pgvector's default; the benchmark (bench/rag-search.bench.ts, decision 016)
- * measured recall@10 and latency at 100,000 chunks and chose this value.
+ * HNSW search breadth: 40 is pgvector's default, 100 trades speed for recall. Not yet validated by the
+ * benchmark (bench/rag-search.bench.ts; decision 016 has the figures measured so far).
  */
 export const EF_SEARCH = 100
 
