@@ -3,6 +3,7 @@ import { RELEASE } from '#app/lib/version.server.ts'
 import { endpoint, type Endpoint } from './endpoint.server.ts'
 import { ADMIN_USER_ENDPOINTS } from './endpoints/admin-users.server.ts'
 import { IDENTITY_ENDPOINTS } from './endpoints/identity.server.ts'
+import { SSO_ENDPOINTS } from './endpoints/sso.server.ts'
 import { GLOSSARY_ENDPOINTS } from './endpoints/terms.server.ts'
 import { MEETING_ENDPOINTS } from './endpoints/meetings.server.ts'
 import { RELATION_ENDPOINTS } from './endpoints/relations.server.ts'
@@ -26,6 +27,7 @@ export const ENDPOINTS: Endpoint[] = [
   openApiEndpoint,
   ...IDENTITY_ENDPOINTS,
   ...ADMIN_USER_ENDPOINTS,
+  ...SSO_ENDPOINTS,
   ...GLOSSARY_ENDPOINTS,
   ...RELATION_ENDPOINTS,
   ...WIKI_ENDPOINTS,

@@ -25,6 +25,11 @@ export const AUDIT_ACTIONS = [
   'user.role_change',
   'settings.password_login',
   'settings.validation',
+  'settings.sso',
+  'auth.sso_login',
+  'auth.sso_login_failed',
+  'account.sso_refresh',
+  'sso.identity_unblock',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 
