@@ -27,9 +27,7 @@ export const AUDIT_ACTIONS = [
   'settings.validation',
   'settings.sso',
   'auth.sso_login',
-  'auth.sso_login_failed',
   'account.sso_refresh',
-  'sso.identity_unblock',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 
