@@ -167,7 +167,7 @@ export async function updateSso(options: {
     if (!passwordLoginEnabled) {
       if (next.mode === 'disabled') {
         problems.push({
-          path: next.mode === state.settings.mode ? 'passwordLoginEnabled' : 'mode',
+          path: mode !== undefined ? 'mode' : 'passwordLoginEnabled',
           code: 'closes_every_login',
           message: 'Password login is off, so SSO cannot be disabled: that would close every way to sign in.',
         })
