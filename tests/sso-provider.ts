@@ -85,6 +85,7 @@ export async function startTestProvider(options: {
         }),
       }
     },
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- oidc-provider has no types
     async loadExistingGrant(ctx: any) {
       const existing =
         ctx.oidc.result?.consent?.grantId || ctx.oidc.session.grantIdFor(ctx.oidc.client.clientId)

@@ -150,11 +150,9 @@ export const ProxyIdentitySchema = z.object({
 export const ProxyCheckSchema = z.object({
   ssoMode: SsoModeSchema,
   proxyAvailable: z.boolean().meta({ description: 'OAUTH2_PROXY_ENABLED=true on this deployment.' }),
-  trusted: z
-    .boolean()
-    .meta({
-      description: 'Whether the headers are used for sign-in now (capability on and mode `oauth2-proxy`).',
-    }),
+  trusted: z.boolean().meta({
+    description: 'Whether the headers are used for sign-in now (capability on and mode `oauth2-proxy`).',
+  }),
   detected: z.boolean().meta({ description: 'Whether this request carried an email header.' }),
   headerNames: z.object({
     email: z.string(),
