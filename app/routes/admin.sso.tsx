@@ -3,13 +3,8 @@ import { Form, useActionData, useLoaderData } from '@remix-run/react'
 import { Field, FormError } from '#app/components/forms.tsx'
 import { getConfig } from '#app/lib/config.server.ts'
 import type { MessageKey } from '#app/lib/i18n.ts'
-import {
-  clientOfPage,
-  formAction,
-  isHttpsPage,
-  requireUser,
-  requireUserAction,
-} from '#app/lib/pages.server.ts'
+import { formAction } from '#app/pages/forms.server.ts'
+import { clientOfPage, isHttpsPage, requireUser, requireUserAction } from '#app/pages/session.server.ts'
 import { ssoRedirectUri } from '#app/lib/public-origin.server.ts'
 import { useT } from '#app/root.tsx'
 import { DiscoverSsoSchema, UpdateSsoSchema, type Discovery, type SsoDto } from '#app/schemas/sso.ts'

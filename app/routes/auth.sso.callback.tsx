@@ -1,6 +1,6 @@
 import { redirect, type LoaderFunctionArgs } from '@remix-run/node'
 import { log } from '#app/lib/logger.server.ts'
-import { clientOfPage, getSessionActor, isHttpsPage } from '#app/lib/pages.server.ts'
+import { clientOfPage, getSessionActor, isHttpsPage } from '#app/pages/session.server.ts'
 import { ssoRedirectUri } from '#app/lib/public-origin.server.ts'
 import { sessionCookie } from '#app/services/auth/sessions.server.ts'
 import { SsoFailure } from '#app/services/sso/accounts.server.ts'

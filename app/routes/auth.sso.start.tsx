@@ -1,6 +1,6 @@
 import { redirect, type LoaderFunctionArgs } from '@remix-run/node'
 import { log } from '#app/lib/logger.server.ts'
-import { getSessionActor, isHttpsPage } from '#app/lib/pages.server.ts'
+import { getSessionActor, isHttpsPage } from '#app/pages/session.server.ts'
 import { ssoRedirectUri } from '#app/lib/public-origin.server.ts'
 import { SsoFailure } from '#app/services/sso/accounts.server.ts'
 import { flowCookie, startSignIn } from '#app/services/sso/flow.server.ts'
