@@ -92,6 +92,7 @@ function Header() {
           <>
             <Link to="/admin/users">{t('nav.users')}</Link>
             <Link to="/admin/audit">{t('nav.audit')}</Link>
+            <Link to="/admin/sso">{t('nav.sso')}</Link>
             <Link to="/admin/settings">{t('nav.adminSettings')}</Link>
           </>
         ) : null}

@@ -28,5 +28,6 @@ export interface ActorUser {
 
 /** Who is calling and how: a cookie session, or an API key with its scopes. */
 export type Actor =
-  | { via: 'session'; user: ActorUser; sessionId: string }
+  /** A cookie session, or (`sessionId` null) an identity restored from trusted oauth2-proxy headers. */
+  | { via: 'session'; user: ActorUser; sessionId: string | null }
   | { via: 'key'; user: ActorUser; keyId: string; scopes: Scope[] }

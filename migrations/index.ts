@@ -11,6 +11,7 @@ import { Migration20261121000800_import_job_input } from './Migration20261121000
 import { Migration20261121000900_index_queue_action } from './Migration20261121000900_index_queue_action.ts'
 import { Migration20261123000100_credentials_notify } from './Migration20261123000100_credentials_notify.ts'
 import { Migration20261123001000_rag } from './Migration20261123001000_rag.ts'
+import { Migration20261123002000_sso } from './Migration20261123002000_sso.ts'
 
 /**
  * Every migration in order. Listed explicitly rather than found on disk so that the bundled server build,
@@ -32,4 +33,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261121000900_index_queue_action', class: Migration20261121000900_index_queue_action },
   { name: 'Migration20261123000100_credentials_notify', class: Migration20261123000100_credentials_notify },
   { name: 'Migration20261123001000_rag', class: Migration20261123001000_rag },
+  { name: 'Migration20261123002000_sso', class: Migration20261123002000_sso },
 ]

@@ -11,6 +11,7 @@ export const API_TAGS = {
   accounts: 'First setup, registration, signing in and out, and the signed-in account.',
   keys: 'Personal API keys of the signed-in user.',
   admin: 'Accounts, agent keys and the audit log, for administrators.',
+  sso: 'Single sign-on settings and the password-login switch, for administrators.',
   terms: 'Glossary terms: listing, search, lookup, editing, revisions and merging.',
   classification: 'The domains and business categories that classify terms.',
   validation: 'Checking texts against the glossary, as JSON or SARIF 2.1.0.',

@@ -30,7 +30,7 @@ export async function handleApiRequest(
     const url = new URL(request.url)
     const match = resolveRoute(request.method, url, routes)
     const { endpoint } = match
-    const actor = await authorize(request, endpoint.access)
+    const actor = await authorize(request, endpoint.access, meta.ip)
     const rawQuery = readQuery(url)
     const rawBody = endpoint.body ? await readJsonBody(request, endpoint) : undefined
     // The text rule of every operation, checked once before any schema or service sees the input.

@@ -3,6 +3,7 @@ import { RELEASE } from '#app/lib/version.server.ts'
 import { endpoint, type Endpoint } from './endpoint.server.ts'
 import { ADMIN_USER_ENDPOINTS } from './endpoints/admin-users.server.ts'
 import { IDENTITY_ENDPOINTS } from './endpoints/identity.server.ts'
+import { SSO_ENDPOINTS } from './endpoints/sso.server.ts'
 import { GLOSSARY_ENDPOINTS } from './endpoints/terms.server.ts'
 import { MEETING_ENDPOINTS } from './endpoints/meetings.server.ts'
 import { SEARCH_ENDPOINTS } from './endpoints/search.server.ts'
@@ -27,6 +28,7 @@ export const ENDPOINTS: Endpoint[] = [
   openApiEndpoint,
   ...IDENTITY_ENDPOINTS,
   ...ADMIN_USER_ENDPOINTS,
+  ...SSO_ENDPOINTS,
   ...GLOSSARY_ENDPOINTS,
   ...RELATION_ENDPOINTS,
   ...WIKI_ENDPOINTS,

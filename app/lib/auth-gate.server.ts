@@ -1,6 +1,7 @@
 import { AppError } from './errors.server.ts'
 import { getConfig } from './config.server.ts'
 import { authenticateApiKey, authenticateSession } from '#app/services/auth/authenticate.server.ts'
+import { readProxyHeaders, trustedProxyState, userFromProxy } from '#app/services/sso/proxy.server.ts'
 import { hasRole, type Actor, type Role, type Scope } from '#domain/identity.ts'
 
 /**
@@ -48,20 +49,40 @@ export function assertSameOrigin(request: Request, required = true): void {
   }
 }
 
-/** Who is calling, by the spec's rule: an Authorization header always takes the key path. */
-export async function identify(request: Request): Promise<Actor | null> {
+/** An API key's Authorization value; in oauth2-proxy mode nothing else takes the key path. */
+const KEY_AUTHORIZATION = /^Bearer\s+glk_/i
+
+/**
+ * Who is calling. By the spec's rule an Authorization header takes the key path; in oauth2-proxy mode (trusted
+ * only when the capability is on and the mode active, decision 018) the proxy may pass its own Authorization
+ * header, so there only `Bearer glk_…` does, and a request carrying the proxy's email header is that identity
+ * (or nobody); without it the cookie session applies.
+ */
+export async function identify(request: Request, ip = ''): Promise<Actor | null> {
   const authorization = request.headers.get('authorization')
+  const proxyState = await trustedProxyState()
+  if (proxyState) {
+    if (authorization !== null && KEY_AUTHORIZATION.test(authorization))
+      return authenticateApiKey(authorization)
+    const headers = readProxyHeaders((name) => request.headers.get(name))
+    if (headers.email) {
+      const client = { ip, userAgent: request.headers.get('user-agent') }
+      const user = await userFromProxy(headers, proxyState, client)
+      return user ? { via: 'session', user, sessionId: null } : null
+    }
+    return authenticateSession(request.headers.get('cookie'))
+  }
   if (authorization !== null) return authenticateApiKey(authorization)
   return authenticateSession(request.headers.get('cookie'))
 }
 
 /** Applies an access rule; returns the actor (null for public endpoints) or throws 401/403. */
-export async function authorize(request: Request, access: Access): Promise<Actor | null> {
+export async function authorize(request: Request, access: Access, ip = ''): Promise<Actor | null> {
   if (access.kind === 'public') {
     assertSameOrigin(request, false)
     return null
   }
-  const actor = await identify(request)
+  const actor = await identify(request, ip)
   if (!actor) throw new AppError('unauthorized', 'Sign in or send a valid API key.')
   if (actor.via === 'key') {
     if (access.kind === 'session') {

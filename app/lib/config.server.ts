@@ -90,7 +90,7 @@ const EnvSchema = z.object({
   GLOSSARY_EMBED_ANCESTORS: originList('GLOSSARY_EMBED_ANCESTORS'),
   /** Initial value of the stored passwordLoginEnabled switch (first boot only). */
   PASSWORD_LOGIN_ENABLED: bool(true),
-  /** Opens the oauth2-proxy capability (does not switch the mode). Read by nothing yet: SSO is issue 13. */
+  /** Opens the oauth2-proxy capability (does not switch the mode; an admin chooses it, decision 018). */
   OAUTH2_PROXY_ENABLED: bool(false),
   /** Retention of the worker's hourly cleanup (pipeline/cleanup.ts): AI run records, audit rows, unreferenced attachments. */
   GLOSSARY_AI_RUN_RETENTION_DAYS: days(90),

@@ -12,6 +12,7 @@ export const STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   email_taken: 409,
+  identity_mismatch: 409,
   conflict: 409,
   revision_conflict: 409,
   operation_conflict: 409,

@@ -1,7 +1,7 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { boundedFetch, OutboundError } from './outbound.server.ts'
+import { boundedJson, OutboundError } from './outbound.server.ts'
 
 let server: http.Server
 let base = ''
@@ -37,28 +37,28 @@ afterAll(async () => {
 
 const request = { method: 'GET' as const, headers: {}, timeoutMs: 500, maxBytes: 1024 * 1024 }
 
-describe('boundedFetch', () => {
+describe('boundedJson', () => {
   it('answers JSON', async () => {
-    expect((await boundedFetch(`${base}/ok`, request)).json).toEqual({ ok: true })
+    expect((await boundedJson(`${base}/ok`, request)).json).toEqual({ ok: true })
   })
 
   it.each([
     ['file:///etc/passwd', 'scheme'],
     ['gopher://127.0.0.1/', 'scheme'],
   ])('refuses %s', async (url, kind) => {
-    await expect(boundedFetch(url, request)).rejects.toMatchObject({ kind })
+    await expect(boundedJson(url, request)).rejects.toMatchObject({ kind })
   })
 
   it('follows no redirect', async () => {
-    await expect(boundedFetch(`${base}/redirect`, request)).rejects.toMatchObject({ kind: 'redirect' })
+    await expect(boundedJson(`${base}/redirect`, request)).rejects.toMatchObject({ kind: 'redirect' })
   })
 
   it('stops reading past the size limit', async () => {
-    await expect(boundedFetch(`${base}/big`, request)).rejects.toMatchObject({ kind: 'too_large' })
+    await expect(boundedJson(`${base}/big`, request)).rejects.toMatchObject({ kind: 'too_large' })
   })
 
   it('gives up after the time limit', async () => {
-    const error = await boundedFetch(`${base}/slow`, request).catch((e: unknown) => e)
+    const error = await boundedJson(`${base}/slow`, request).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(OutboundError)
     expect((error as OutboundError).kind).toBe('timeout')
   })

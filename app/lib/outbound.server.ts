@@ -1,32 +1,29 @@
 /**
- * Every request to an address an administrator typed (AI providers today) goes through `boundedFetch`: only
- * http and https, no redirect followed at all (so never to another scheme or host), a time limit on the whole
- * exchange and a size limit on the answer, read as a stream so an endless body is cut off. The caller gets the
- * status and the parsed JSON, never a partial or unbounded body.
+ * Every request to an address an administrator typed (AI providers, SSO discovery, token, userinfo and JWKS
+ * requests) goes through `boundedFetch`: http and https only, a time limit on the whole exchange, a size limit
+ * on the answer (read as a stream, so an endless body is cut off), and redirects followed by hand — at most
+ * `maxRedirects`, never to another scheme, never for a request with a body. It answers a fully read
+ * `Response`, so libraries can use it as their `fetch` (openid-client's `customFetch`, jose's JWKS fetch);
+ * `boundedJson` is the JSON call the AI providers make on top of it.
  */
 
-export interface BoundedRequest {
-  method: 'GET' | 'POST'
-  headers: Record<string, string>
-  body?: unknown
-  /** Whole exchange, headers and body. */
+export interface OutboundLimits {
+  /** Whole exchange, headers and body, every redirect included. */
   timeoutMs: number
   /** Largest answer body read, in bytes. */
   maxBytes: number
+  /** Redirects followed (0: a redirect is an error). */
+  maxRedirects: number
 }
 
-export interface BoundedResponse {
-  status: number
-  /** The answer parsed as JSON, or undefined when it is not JSON. */
-  json: unknown
-  /** `Retry-After` in seconds, when given. */
-  retryAfter: number | undefined
-}
+export const OUTBOUND_LIMITS: OutboundLimits = { timeoutMs: 5000, maxBytes: 1024 * 1024, maxRedirects: 3 }
 
 /** Why an outbound request did not produce an answer. */
+export type OutboundFailure = 'timeout' | 'network' | 'too_large' | 'redirect' | 'scheme'
+
 export class OutboundError extends Error {
   constructor(
-    readonly kind: 'timeout' | 'network' | 'too_large' | 'redirect' | 'scheme',
+    readonly kind: OutboundFailure,
     message: string,
   ) {
     super(message)
@@ -34,72 +31,73 @@ export class OutboundError extends Error {
   }
 }
 
-/** An http(s) URL, or an error naming the problem. */
-export function checkOutboundUrl(raw: string): URL {
+/** An http(s) URL, or an `OutboundError` naming the problem. */
+export function checkOutboundUrl(value: string | URL): URL {
   let url: URL
   try {
-    url = new URL(raw)
+    url = new URL(value)
   } catch {
     throw new OutboundError('scheme', 'The address is not a valid URL.')
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new OutboundError('scheme', 'Only http and https addresses are allowed.')
+    throw new OutboundError('scheme', 'Only http:// and https:// addresses can be requested.')
   }
   return url
 }
 
-export async function boundedFetch(rawUrl: string, request: BoundedRequest): Promise<BoundedResponse> {
-  const url = checkOutboundUrl(rawUrl)
-  const signal = AbortSignal.timeout(request.timeoutMs)
-  let response: Response
+/** `fetch` with the limits above. Network failures and limit breaches throw `OutboundError`. */
+export async function boundedFetch(
+  input: string | URL,
+  init: RequestInit = {},
+  limits: Partial<OutboundLimits> = {},
+): Promise<Response> {
+  const { timeoutMs, maxBytes, maxRedirects } = { ...OUTBOUND_LIMITS, ...limits }
+  const timeout = AbortSignal.timeout(timeoutMs)
+  const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout
+  let url = checkOutboundUrl(input)
+  const scheme = url.protocol
   try {
-    response = await fetch(url, {
-      method: request.method,
-      headers: {
-        accept: 'application/json',
-        ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...request.headers,
-      },
-      body: request.body === undefined ? undefined : JSON.stringify(request.body),
-      redirect: 'manual',
-      signal,
-    })
+    for (let hop = 0; ; hop++) {
+      const response = await fetch(url, { ...init, redirect: 'manual', signal })
+      if (response.status >= 300 && response.status < 400) {
+        await response.body?.cancel().catch(() => undefined)
+        const location = response.headers.get('location')
+        const method = (init.method ?? 'GET').toUpperCase()
+        if (!location || hop >= maxRedirects || (method !== 'GET' && method !== 'HEAD')) {
+          throw new OutboundError(
+            'redirect',
+            `The server answered with a redirect (HTTP ${response.status}).`,
+          )
+        }
+        const next = checkOutboundUrl(new URL(location, url))
+        if (next.protocol !== scheme) {
+          throw new OutboundError('redirect', 'A redirect to another scheme is not followed.')
+        }
+        url = next
+        continue
+      }
+      const body = await readLimited(response, maxBytes)
+      return new Response(response.status === 204 || response.status === 304 ? null : body, {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+      })
+    }
   } catch (error) {
-    throw failure(error, signal)
+    if (error instanceof OutboundError) throw error
+    if (timeout.aborted) throw new OutboundError('timeout', `No answer within ${timeoutMs} ms.`)
+    throw new OutboundError('network', 'The server could not be reached.')
   }
-  if (response.status >= 300 && response.status < 400) {
-    await response.body?.cancel().catch(() => undefined)
-    throw new OutboundError('redirect', `The server answered with a redirect (HTTP ${response.status}).`)
-  }
-  let text: string
-  try {
-    text = await readBounded(response, request.maxBytes)
-  } catch (error) {
-    throw failure(error, signal)
-  }
-  let json: unknown
-  try {
-    json = text ? JSON.parse(text) : undefined
-  } catch {
-    json = undefined
-  }
-  const retryAfter = Number(response.headers.get('retry-after'))
-  return { status: response.status, json, retryAfter: Number.isFinite(retryAfter) ? retryAfter : undefined }
 }
 
-function failure(error: unknown, signal: AbortSignal): OutboundError {
-  if (error instanceof OutboundError) return error
-  if (signal.aborted) return new OutboundError('timeout', 'The server did not answer in time.')
-  return new OutboundError('network', 'The server could not be reached.')
-}
-
-async function readBounded(response: Response, maxBytes: number): Promise<string> {
-  const declared = Number(response.headers.get('content-length'))
-  if (Number.isFinite(declared) && declared > maxBytes) {
+async function readLimited(response: Response, maxBytes: number): Promise<Uint8Array<ArrayBuffer>> {
+  const tooLarge = () => new OutboundError('too_large', `The answer is larger than ${maxBytes} bytes.`)
+  const declared = Number(response.headers.get('content-length') ?? '0')
+  if (declared > maxBytes) {
     await response.body?.cancel().catch(() => undefined)
-    throw new OutboundError('too_large', 'The answer is larger than allowed.')
+    throw tooLarge()
   }
-  if (!response.body) return ''
+  if (!response.body) return new Uint8Array(new ArrayBuffer(0))
   const reader = response.body.getReader()
   const chunks: Uint8Array[] = []
   let size = 0
@@ -109,9 +107,58 @@ async function readBounded(response: Response, maxBytes: number): Promise<string
     size += value.byteLength
     if (size > maxBytes) {
       await reader.cancel().catch(() => undefined)
-      throw new OutboundError('too_large', 'The answer is larger than allowed.')
+      throw tooLarge()
     }
     chunks.push(value)
   }
-  return Buffer.concat(chunks).toString('utf8')
+  const out = new Uint8Array(new ArrayBuffer(size))
+  let offset = 0
+  for (const chunk of chunks) {
+    out.set(chunk, offset)
+    offset += chunk.byteLength
+  }
+  return out
+}
+
+export interface JsonRequest {
+  method: 'GET' | 'POST'
+  headers: Record<string, string>
+  body?: unknown
+  timeoutMs: number
+  maxBytes: number
+}
+
+export interface JsonAnswer {
+  status: number
+  /** The answer parsed as JSON, or undefined when it is not JSON. */
+  json: unknown
+  /** `Retry-After` in seconds, when given. */
+  retryAfter: number | undefined
+}
+
+/** A JSON call that follows no redirect: the status, the parsed answer and `Retry-After`. */
+export async function boundedJson(url: string, request: JsonRequest): Promise<JsonAnswer> {
+  const response = await boundedFetch(
+    url,
+    {
+      method: request.method,
+      headers: {
+        accept: 'application/json',
+        ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...request.headers,
+      },
+      body: request.body === undefined ? undefined : JSON.stringify(request.body),
+    },
+    { timeoutMs: request.timeoutMs, maxBytes: request.maxBytes, maxRedirects: 0 },
+  )
+  const text = await response.text()
+  let json: unknown
+  try {
+    json = text ? JSON.parse(text) : undefined
+  } catch {
+    json = undefined
+  }
+  const header = response.headers.get('retry-after')
+  const retryAfter = header === null ? Number.NaN : Number(header)
+  return { status: response.status, json, retryAfter: Number.isFinite(retryAfter) ? retryAfter : undefined }
 }

@@ -45,6 +45,11 @@ function encryptionKey(): Buffer {
   return cachedKey
 }
 
+/** A 32-byte HMAC key for `purpose` (signed cookies), derived from the same key material as the cipher. */
+export function signingKey(purpose: string): Buffer {
+  return Buffer.from(crypto.hkdfSync('sha256', encryptionKey(), 'glossary-signing', purpose, 32))
+}
+
 export function encryptSecret(plaintext: string): string {
   const iv = crypto.randomBytes(12)
   const cipher = crypto.createCipheriv('aes-256-gcm', encryptionKey(), iv)

@@ -13,7 +13,8 @@ export type SessionActor = Extract<Actor, { via: 'session' }>
 
 /** The signed-in session of a page request, or null. Pages ignore API keys. */
 export async function getSessionActor(request: Request): Promise<SessionActor | null> {
-  if (request.headers.has('authorization')) return null
+  // identify() applies the Authorization rule (a key, or in oauth2-proxy mode only `Bearer glk_…`); a key is
+  // not a page session.
   const actor = await identify(request)
   return actor?.via === 'session' ? actor : null
 }

@@ -20,6 +20,16 @@ import { loginWithPassword } from '#app/services/auth/accounts.server.ts'
 import { sessionCookie } from '#app/services/auth/sessions.server.ts'
 import { getPasswordLoginEnabled } from '#app/services/settings/settings.server.ts'
 import { isSetupDone } from '#app/services/users/setup-state.server.ts'
+import { SsoFailure } from '#app/services/sso/accounts.server.ts'
+import {
+  proxyIdentityBlocked,
+  readProxyHeaders,
+  signUpFromProxy,
+  trustedProxyState,
+} from '#app/services/sso/proxy.server.ts'
+import { loadSsoState } from '#app/services/sso/settings.server.ts'
+import type { MessageKey } from '#app/lib/i18n.ts'
+import { SSO_FAILURE_CODES } from '#domain/sso.ts'
 
 export const meta: MetaFunction = () => [{ title: 'Sign in · Glossary' }]
 
@@ -27,12 +37,39 @@ export async function loader({ request }: LoaderFunctionArgs) {
   if (!(await isSetupDone())) throw redirect('/setup')
   const url = new URL(request.url)
   if (await getSessionActor(request)) throw redirect(safeRedirect(url.searchParams.get('redirectTo')))
-  return { passwordLoginEnabled: await getPasswordLoginEnabled(), ssoFailed: url.searchParams.has('sso') }
+  const sso = (await loadSsoState()).settings
+  const proxyState = await trustedProxyState()
+  const proxyHeaders = proxyState ? readProxyHeaders((name) => request.headers.get(name)) : undefined
+  const code = url.searchParams.get('sso')
+  return {
+    passwordLoginEnabled: await getPasswordLoginEnabled(),
+    ssoButton: sso.mode === 'oidc' || sso.mode === 'oauth2' ? sso.buttonLabel : null,
+    // a known code gets its own text, any other code the generic one (spec: "Browser redirects")
+    ssoCode:
+      code === null ? null : (SSO_FAILURE_CODES as readonly string[]).includes(code) ? code : 'unknown',
+    proxyBlocked: proxyHeaders?.email ? await proxyIdentityBlocked(proxyHeaders) : false,
+  }
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
   requireSameOrigin(request, false)
   const form = await request.formData()
+  if (form.get('intent') === 'proxy-signup') {
+    // "Create a new account with the company account" (spec accounts rule 5): lifts the deletion block.
+    const proxyState = await trustedProxyState()
+    if (!proxyState) throw redirect('/login?sso=disabled')
+    try {
+      await signUpFromProxy(
+        readProxyHeaders((name) => request.headers.get(name)),
+        proxyState,
+        clientOfPage(request, context),
+      )
+    } catch (error) {
+      if (error instanceof SsoFailure) throw redirect(`/login?sso=${error.code}`)
+      throw error
+    }
+    throw redirect('/')
+  }
   // Any malformed input gets the same answer as wrong credentials: login gives no hint.
   const parsed = parseForm(LoginSchema, {
     email: form.get('email') ?? '',
@@ -50,13 +87,31 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
 export default function LoginPage() {
   const t = useT()
-  const { passwordLoginEnabled, ssoFailed } = useLoaderData<typeof loader>()
+  const { passwordLoginEnabled, ssoButton, ssoCode, proxyBlocked } = useLoaderData<typeof loader>()
   const result = useActionData<typeof action>()
   const [params] = useSearchParams()
   return (
     <section>
       <h1>{t('login.title')}</h1>
-      {ssoFailed ? <p className="error">{t('login.sso')}</p> : null}
+      {ssoCode ? (
+        <p className="error" role="alert" data-sso-code={ssoCode}>
+          {ssoCode === 'unknown' ? t('login.sso') : t(`login.sso.${ssoCode}` as MessageKey)}
+        </p>
+      ) : null}
+      {ssoButton ? (
+        <p>
+          <a className="button" href="/auth/sso/start">
+            {ssoButton}
+          </a>
+        </p>
+      ) : null}
+      {proxyBlocked ? (
+        <Form method="post">
+          <p>{t('login.proxyBlocked')}</p>
+          <input type="hidden" name="intent" value="proxy-signup" />
+          <button type="submit">{t('login.proxySignup')}</button>
+        </Form>
+      ) : null}
       {passwordLoginEnabled ? (
         <Form method="post" className="stack">
           <FormError result={result} />
@@ -74,7 +129,7 @@ export default function LoginPage() {
             {t('login.noAccount')} <Link to="/register">{t('nav.register')}</Link>
           </p>
         </Form>
-      ) : (
+      ) : ssoButton ? null : (
         <p className="notice">{t('login.disabled')}</p>
       )}
     </section>

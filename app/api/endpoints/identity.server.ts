@@ -147,7 +147,7 @@ export const IDENTITY_ENDPOINTS: Endpoint[] = [
         name: ctx.body.name,
         client: clientOf(ctx),
       })
-      await renewSession(session.sessionId)
+      if (session.sessionId) await renewSession(session.sessionId)
       const token = readSessionToken(ctx.request.headers.get('cookie'))
       if (token) setSessionCookie(ctx, token)
       return { user }

@@ -1,11 +1,11 @@
-import { boundedFetch, OutboundError, type BoundedResponse } from '#app/lib/outbound.server.ts'
+import { boundedJson, OutboundError, type JsonAnswer } from '#app/lib/outbound.server.ts'
 import type { AiFailureClass } from '#domain/rag.ts'
 import { RETRYABLE_FAILURES } from '#domain/rag.ts'
 
 /**
  * The one interface every provider kind implements (issue 12): an embedder turns texts into 1536-d vectors,
  * a reranker scores documents against a query, and both list their models. Calls go through `callProvider`,
- * which bounds them (`boundedFetch`) and turns every failure into a `ProviderError` with one of the spec's
+ * which bounds them (`boundedJson`) and turns every failure into a `ProviderError` with one of the spec's
  * failure classes and a message that never holds the key, a header value or the answer's body.
  */
 
@@ -80,9 +80,9 @@ export async function callProvider(
   url: string,
   request: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: unknown },
 ): Promise<unknown> {
-  let response: BoundedResponse
+  let response: JsonAnswer
   try {
-    response = await boundedFetch(url, { ...request, ...CALL_LIMITS })
+    response = await boundedJson(url, { ...request, ...CALL_LIMITS })
   } catch (error) {
     if (error instanceof OutboundError) {
       if (error.kind === 'timeout')

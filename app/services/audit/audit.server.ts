@@ -25,6 +25,9 @@ export const AUDIT_ACTIONS = [
   'user.role_change',
   'settings.password_login',
   'settings.validation',
+  'settings.sso',
+  'auth.sso_login',
+  'account.sso_refresh',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 

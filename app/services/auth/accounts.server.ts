@@ -177,15 +177,16 @@ export async function loginWithPassword(input: {
 
 /** `POST /auth/logout`: ends the current session (other sessions of the user stay). */
 export async function logout(input: {
-  sessionId: string
+  /** null for an identity restored from oauth2-proxy headers: there is no session to end here. */
+  sessionId: string | null
   actor: AuditActor
   client: ClientInfo
 }): Promise<void> {
-  await deleteSession(input.sessionId)
+  if (input.sessionId) await deleteSession(input.sessionId)
   await recordAudit({
     action: 'auth.logout',
     actor: input.actor,
-    target: { type: 'session', id: input.sessionId },
+    target: input.sessionId ? { type: 'session', id: input.sessionId } : undefined,
     client: input.client,
   })
 }

@@ -48,8 +48,9 @@ export async function getPasswordLoginEnabled(manager: EntityManager = em()): Pr
 export async function setPasswordLoginEnabled(
   enabled: boolean,
   audit: { actor: AuditActor; client?: ClientInfo } | null = null,
+  manager?: EntityManager,
 ): Promise<void> {
-  await em().transactional(async (tx) => {
+  const write = async (tx: EntityManager) => {
     await upsertSetting(tx, PASSWORD_LOGIN_ENABLED, enabled)
     if (audit) {
       await recordAudit(
@@ -57,7 +58,10 @@ export async function setPasswordLoginEnabled(
         tx,
       )
     }
-  })
+  }
+  // Inside the caller's transaction (PUT /sso writes the switch with the SSO settings), else in one of its own.
+  if (manager) await write(manager)
+  else await em().transactional(write)
 }
 
 /** Throws 403 `password_login_disabled` when the switch is off. */

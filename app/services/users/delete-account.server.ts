@@ -4,6 +4,7 @@ import { em } from '#db/orm.ts'
 import { recordAudit, type ClientInfo } from '#app/services/audit/audit.server.ts'
 import { verifyPassword } from '#app/services/auth/password.server.ts'
 import { deleteUserKeys, deleteUserSessions, lockAdmins } from '#app/services/auth/store.server.ts'
+import { blockIdentitiesOf } from '#app/services/sso/accounts.server.ts'
 import { deleteUserRow, selectUser } from './store.server.ts'
 import { assertNotLastAdmin, userTarget } from './users.server.ts'
 
@@ -14,7 +15,8 @@ import { assertNotLastAdmin, userTarget } from './users.server.ts'
  * - Private chat history: the chat tables do not exist yet. The chat feature adds
  *   `{ name: 'chat history', run: (tx, userId) => deleteChatHistory(tx, userId) }` here (its foreign keys to
  *   `users` may also say `on delete cascade`, which the final row delete then applies).
- * - SSO (later): the step that keeps the SHA-256 of the deleted identity (spec: accounts rule 5) goes here.
+ * - SSO identities: their SHA-256 is kept in `sso_identity_blocks` (spec accounts rule 5, decision 018) before the
+ *   `user_identities` rows cascade away.
  *
  * Terms and revisions are NOT removed: their `author_id … references users on delete set null` clears the
  * author link when the row below is deleted. `user_identities` rows cascade with the account.
@@ -27,6 +29,7 @@ export interface AccountCleanupStep {
 export const ACCOUNT_CLEANUP_STEPS: AccountCleanupStep[] = [
   { name: 'sessions', run: deleteUserSessions },
   { name: 'api keys', run: deleteUserKeys },
+  { name: 'sso identities blocked', run: blockIdentitiesOf },
 ]
 
 /**

@@ -175,6 +175,10 @@ describe('DELETE /account', () => {
     } finally {
       ACCOUNT_CLEANUP_STEPS.pop()
     }
-    expect(ACCOUNT_CLEANUP_STEPS.map((s) => s.name)).toEqual(['sessions', 'api keys'])
+    expect(ACCOUNT_CLEANUP_STEPS.map((s) => s.name)).toEqual([
+      'sessions',
+      'api keys',
+      'sso identities blocked',
+    ])
   })
 })

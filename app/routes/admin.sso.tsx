@@ -1,0 +1,226 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
+import { Form, useActionData, useLoaderData } from '@remix-run/react'
+import { Field, FormError } from '#app/components/forms.tsx'
+import { getConfig } from '#app/lib/config.server.ts'
+import type { MessageKey } from '#app/lib/i18n.ts'
+import { formAction } from '#app/pages/forms.server.ts'
+import { clientOfPage, isHttpsPage, requireUser, requireUserAction } from '#app/pages/session.server.ts'
+import { ssoRedirectUri } from '#app/lib/public-origin.server.ts'
+import { useT } from '#app/root.tsx'
+import { DiscoverSsoSchema, UpdateSsoSchema, type Discovery, type SsoDto } from '#app/schemas/sso.ts'
+import { discoverProvider } from '#app/services/sso/discover.server.ts'
+import { readProxyHeaders } from '#app/services/sso/proxy.server.ts'
+import { getSso, proxyTrusted, updateSso } from '#app/services/sso/settings.server.ts'
+import { PROXY_HEADERS, SSO_MODES } from '#domain/sso.ts'
+
+export const meta: MetaFunction = () => [{ title: 'Sign-in settings · Glossary' }]
+
+/**
+ * The administrator's sign-in page (issue 13): the password-login switch and the SSO settings, the same
+ * services as `GET`/`PUT /sso`, `POST /sso/discover` and `GET /sso/proxy-check`. Works without JavaScript:
+ * "Read settings from the issuer" is a submit button that answers the form filled with the discovered values.
+ */
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  await requireUser(request, 'admin')
+  const sso = await getSso()
+  const headers = readProxyHeaders((name) => request.headers.get(name))
+  return {
+    sso,
+    redirectUri: ssoRedirectUri({ headers: request.headers, isHttps: isHttpsPage(context) }),
+    proxy: {
+      available: getConfig().oauth2ProxyEnabled,
+      trusted: proxyTrusted(sso.mode),
+      detected: headers.email !== null,
+      identity: headers,
+    },
+  }
+}
+
+const list = (value: FormDataEntryValue | null) =>
+  String(value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean)
+
+function formValues(form: FormData) {
+  const secret = String(form.get('clientSecret') ?? '')
+  return {
+    mode: form.get('mode'),
+    passwordLoginEnabled: form.get('passwordLoginEnabled') === 'on',
+    buttonLabel: form.get('buttonLabel'),
+    issuer: form.get('issuer') ?? '',
+    authorizationEndpoint: form.get('authorizationEndpoint') ?? '',
+    tokenEndpoint: form.get('tokenEndpoint') ?? '',
+    userinfoEndpoint: form.get('userinfoEndpoint') ?? '',
+    jwksUri: form.get('jwksUri') ?? '',
+    clientId: form.get('clientId') ?? '',
+    clientSecret: form.get('deleteClientSecret') === 'on' ? null : secret,
+    nameClaims: list(form.get('nameClaims')),
+    groupClaims: list(form.get('groupClaims')),
+    allowedGroups: list(form.get('allowedGroups')),
+    adminGroups: list(form.get('adminGroups')),
+    autoCreate: form.get('autoCreate') === 'on',
+  }
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const actor = await requireUserAction(request, 'admin')
+  const form = await request.formData()
+  const values = formValues(form)
+  if (form.get('intent') === 'discover') {
+    return formAction(
+      async () => {
+        const input = DiscoverSsoSchema.parse({
+          issuer: values.issuer,
+          protocol: values.mode === 'oauth2' ? 'oauth2' : 'oidc',
+        })
+        return { ok: true as const, discovery: await discoverProvider(input.issuer, input.protocol) }
+      },
+      { values },
+    )
+  }
+  return formAction(
+    async () => ({
+      ok: true as const,
+      saved: await updateSso({
+        input: UpdateSsoSchema.parse(values),
+        actor: { userId: actor.user.id, label: actor.user.email, email: actor.user.email },
+        client: clientOfPage(request, context),
+        proxyEmail: request.headers.get(PROXY_HEADERS.email),
+      }),
+    }),
+    { values },
+  )
+}
+
+export default function AdminSsoPage() {
+  const t = useT()
+  const { sso, redirectUri, proxy } = useLoaderData<typeof loader>()
+  const result = useActionData<typeof action>()
+  const discovery: Partial<Discovery> = result && 'discovery' in result ? result.discovery : {}
+  const shown: SsoDto = result && 'saved' in result ? result.saved : sso
+  const field = (name: keyof Discovery & keyof SsoDto) => discovery[name] || shown[name]
+  const errors = (result && 'fieldErrors' in result ? result.fieldErrors : {}) as Record<string, string>
+  const yesNo = (value: boolean) => t(value ? 'sso.yes' : 'sso.no')
+  // a discovery answer re-renders the form with new default values: a new key makes React apply them
+  const formKey = JSON.stringify(discovery) + (result && 'saved' in result ? 'saved' : '')
+  return (
+    <section>
+      <h1>{t('sso.title')}</h1>
+      <Form method="post" className="stack" key={formKey}>
+        <FormError result={result} />
+        <label>
+          <input type="checkbox" name="passwordLoginEnabled" defaultChecked={shown.passwordLoginEnabled} />{' '}
+          {t('sso.passwordLogin')}
+        </label>
+        <label htmlFor="sso-mode">
+          {t('sso.mode')}
+          <select id="sso-mode" name="mode" defaultValue={shown.mode}>
+            {SSO_MODES.map((mode) => (
+              <option key={mode} value={mode}>
+                {t(`sso.mode.${mode}` as MessageKey)}
+              </option>
+            ))}
+          </select>
+        </label>
+        {errors.mode ? <p className="error">{errors.mode}</p> : null}
+        <Field
+          label={t('sso.buttonLabel')}
+          name="buttonLabel"
+          defaultValue={shown.buttonLabel}
+          error={errors.buttonLabel}
+        />
+        <Field label={t('sso.issuer')} name="issuer" defaultValue={field('issuer')} error={errors.issuer} />
+        <button type="submit" name="intent" value="discover" formNoValidate>
+          {t('sso.discover')}
+        </button>
+        {result && 'discovery' in result ? <p role="status">{t('sso.discovered')}</p> : null}
+        <Field
+          label="Authorization endpoint"
+          name="authorizationEndpoint"
+          defaultValue={field('authorizationEndpoint')}
+          error={errors.authorizationEndpoint}
+        />
+        <Field
+          label="Token endpoint"
+          name="tokenEndpoint"
+          defaultValue={field('tokenEndpoint')}
+          error={errors.tokenEndpoint}
+        />
+        <Field
+          label="Userinfo endpoint"
+          name="userinfoEndpoint"
+          defaultValue={field('userinfoEndpoint')}
+          error={errors.userinfoEndpoint}
+        />
+        <Field label="JWKS URI" name="jwksUri" defaultValue={field('jwksUri')} error={errors.jwksUri} />
+        <Field
+          label={t('sso.clientId')}
+          name="clientId"
+          defaultValue={shown.clientId}
+          error={errors.clientId}
+        />
+        <Field
+          label={t('sso.clientSecret')}
+          name="clientSecret"
+          type="password"
+          autoComplete="new-password"
+        />
+        {shown.hasClientSecret ? (
+          <label>
+            <input type="checkbox" name="deleteClientSecret" /> {t('sso.clientSecretDelete')} (
+            {t('sso.clientSecretStored')})
+          </label>
+        ) : null}
+        <Field label={t('sso.nameClaims')} name="nameClaims" defaultValue={shown.nameClaims.join(', ')} />
+        <Field label={t('sso.groupClaims')} name="groupClaims" defaultValue={shown.groupClaims.join(', ')} />
+        <Field
+          label={t('sso.allowedGroups')}
+          name="allowedGroups"
+          defaultValue={shown.allowedGroups.join(', ')}
+        />
+        <Field label={t('sso.adminGroups')} name="adminGroups" defaultValue={shown.adminGroups.join(', ')} />
+        <label>
+          <input type="checkbox" name="autoCreate" defaultChecked={shown.autoCreate} /> {t('sso.autoCreate')}
+        </label>
+        <button type="submit" name="intent" value="save">
+          {t('sso.save')}
+        </button>
+        {result && 'saved' in result ? (
+          <p role="status" className="notice">
+            {t('sso.saved')}
+          </p>
+        ) : null}
+      </Form>
+      <h2>{t('sso.redirectUri')}</h2>
+      <p>
+        <code id="sso-redirect-uri">{redirectUri}</code>{' '}
+        <button type="button" onClick={() => void navigator.clipboard?.writeText(redirectUri)}>
+          {t('sso.copy')}
+        </button>
+      </p>
+      <h2>{t('sso.lastClaims')}</h2>
+      <p>{shown.lastClaimKeys.length ? shown.lastClaimKeys.join(', ') : t('sso.never')}</p>
+      {shown.lastLoginAt ? <p className="muted small">{shown.lastLoginAt}</p> : null}
+      <h2>{t('sso.proxyCheck')}</h2>
+      <dl>
+        <dt>{t('sso.proxyAvailable')}</dt>
+        <dd>{yesNo(proxy.available)}</dd>
+        <dt>{t('sso.trusted')}</dt>
+        <dd>{yesNo(proxy.trusted)}</dd>
+        <dt>{t('sso.detected')}</dt>
+        <dd>{yesNo(proxy.detected)}</dd>
+        {proxy.detected ? (
+          <>
+            <dt>{PROXY_HEADERS.email}</dt>
+            <dd>{proxy.identity.email}</dd>
+            <dt>{PROXY_HEADERS.user}</dt>
+            <dd>{proxy.identity.user ?? '—'}</dd>
+            <dt>{PROXY_HEADERS.groups}</dt>
+            <dd>{proxy.identity.groups.join(', ') || '—'}</dd>
+          </>
+        ) : null}
+      </dl>
+    </section>
+  )
+}
