@@ -42,19 +42,23 @@ const list = (value: FormDataEntryValue | null) =>
     .map((item) => item.trim())
     .filter(Boolean)
 
+/**
+ * The submitted settings as the form shows them again after a discovery or a refused save (without
+ * JavaScript the page is rendered anew from these). The client secret is not among them: it is never sent
+ * back to the browser (write-only), so a refused save asks for it again.
+ */
 function formValues(form: FormData) {
-  const secret = String(form.get('clientSecret') ?? '')
+  const text = (name: string) => String(form.get(name) ?? '')
   return {
-    mode: form.get('mode'),
+    mode: text('mode'),
     passwordLoginEnabled: form.get('passwordLoginEnabled') === 'on',
-    buttonLabel: form.get('buttonLabel'),
-    issuer: form.get('issuer') ?? '',
-    authorizationEndpoint: form.get('authorizationEndpoint') ?? '',
-    tokenEndpoint: form.get('tokenEndpoint') ?? '',
-    userinfoEndpoint: form.get('userinfoEndpoint') ?? '',
-    jwksUri: form.get('jwksUri') ?? '',
-    clientId: form.get('clientId') ?? '',
-    clientSecret: form.get('deleteClientSecret') === 'on' ? null : secret,
+    buttonLabel: text('buttonLabel'),
+    issuer: text('issuer'),
+    authorizationEndpoint: text('authorizationEndpoint'),
+    tokenEndpoint: text('tokenEndpoint'),
+    userinfoEndpoint: text('userinfoEndpoint'),
+    jwksUri: text('jwksUri'),
+    clientId: text('clientId'),
     nameClaims: list(form.get('nameClaims')),
     groupClaims: list(form.get('groupClaims')),
     allowedGroups: list(form.get('allowedGroups')),
@@ -62,6 +66,10 @@ function formValues(form: FormData) {
     autoCreate: form.get('autoCreate') === 'on',
   }
 }
+
+/** `""` keeps the stored secret, `null` deletes it (spec PUT /sso rule 1). */
+const clientSecretOf = (form: FormData) =>
+  form.get('deleteClientSecret') === 'on' ? null : String(form.get('clientSecret') ?? '')
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const actor = await requireUserAction(request, 'admin')
@@ -74,7 +82,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
           issuer: values.issuer,
           protocol: values.mode === 'oauth2' ? 'oauth2' : 'oidc',
         })
-        return { ok: true as const, discovery: await discoverProvider(input.issuer, input.protocol) }
+        const discovery = await discoverProvider(input.issuer, input.protocol)
+        return { ok: true as const, discovery, values }
       },
       { values },
     )
@@ -83,7 +92,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     async () => ({
       ok: true as const,
       saved: await updateSso({
-        input: UpdateSsoSchema.parse(values),
+        input: UpdateSsoSchema.parse({ ...values, clientSecret: clientSecretOf(form) }),
         actor: { userId: actor.user.id, label: actor.user.email, email: actor.user.email },
         client: clientOfPage(request, context),
         proxyEmail: request.headers.get(PROXY_HEADERS.email),
@@ -98,9 +107,15 @@ export default function AdminSsoPage() {
   const { sso, redirectUri, proxy } = useLoaderData<typeof loader>()
   const result = useActionData<typeof action>()
   const discovery: Partial<Discovery> = result && 'discovery' in result ? result.discovery : {}
-  const shown: SsoDto = result && 'saved' in result ? result.saved : sso
+  // after a discovery or a refused save the form shows what was submitted, else what is stored
+  const submitted = result && 'values' in result ? result.values : {}
+  const shown: Omit<SsoDto, 'mode'> & { mode: string } =
+    result && 'saved' in result ? result.saved : { ...sso, ...submitted }
   const field = (name: keyof Discovery & keyof SsoDto) => discovery[name] || shown[name]
   const errors = (result && 'fieldErrors' in result ? result.fieldErrors : {}) as Record<string, string>
+  // a list's problems name their item (`allowedGroups.3`): shown at the list's field
+  const errorOf = (name: string) =>
+    errors[name] ?? Object.entries(errors).find(([path]) => path.startsWith(`${name}.`))?.[1]
   const yesNo = (value: boolean) => t(value ? 'sso.yes' : 'sso.no')
   // a discovery answer re-renders the form with new default values: a new key makes React apply them
   const formKey = JSON.stringify(discovery) + (result && 'saved' in result ? 'saved' : '')
@@ -113,6 +128,7 @@ export default function AdminSsoPage() {
           <input type="checkbox" name="passwordLoginEnabled" defaultChecked={shown.passwordLoginEnabled} />{' '}
           {t('sso.passwordLogin')}
         </label>
+        {errorOf('passwordLoginEnabled') ? <p className="error">{errorOf('passwordLoginEnabled')}</p> : null}
         <label htmlFor="sso-mode">
           {t('sso.mode')}
           <select id="sso-mode" name="mode" defaultValue={shown.mode}>
@@ -123,48 +139,59 @@ export default function AdminSsoPage() {
             ))}
           </select>
         </label>
-        {errors.mode ? <p className="error">{errors.mode}</p> : null}
+        {errorOf('mode') ? <p className="error">{errorOf('mode')}</p> : null}
         <Field
           label={t('sso.buttonLabel')}
           name="buttonLabel"
           defaultValue={shown.buttonLabel}
-          error={errors.buttonLabel}
+          error={errorOf('buttonLabel')}
         />
-        <Field label={t('sso.issuer')} name="issuer" defaultValue={field('issuer')} error={errors.issuer} />
+        <Field
+          label={t('sso.issuer')}
+          name="issuer"
+          defaultValue={field('issuer')}
+          error={errorOf('issuer')}
+        />
         <button type="submit" name="intent" value="discover" formNoValidate>
           {t('sso.discover')}
         </button>
         {result && 'discovery' in result ? <p role="status">{t('sso.discovered')}</p> : null}
         <Field
-          label="Authorization endpoint"
+          label={t('sso.authorizationEndpoint')}
           name="authorizationEndpoint"
           defaultValue={field('authorizationEndpoint')}
-          error={errors.authorizationEndpoint}
+          error={errorOf('authorizationEndpoint')}
         />
         <Field
-          label="Token endpoint"
+          label={t('sso.tokenEndpoint')}
           name="tokenEndpoint"
           defaultValue={field('tokenEndpoint')}
-          error={errors.tokenEndpoint}
+          error={errorOf('tokenEndpoint')}
         />
         <Field
-          label="Userinfo endpoint"
+          label={t('sso.userinfoEndpoint')}
           name="userinfoEndpoint"
           defaultValue={field('userinfoEndpoint')}
-          error={errors.userinfoEndpoint}
+          error={errorOf('userinfoEndpoint')}
         />
-        <Field label="JWKS URI" name="jwksUri" defaultValue={field('jwksUri')} error={errors.jwksUri} />
+        <Field
+          label={t('sso.jwksUri')}
+          name="jwksUri"
+          defaultValue={field('jwksUri')}
+          error={errorOf('jwksUri')}
+        />
         <Field
           label={t('sso.clientId')}
           name="clientId"
           defaultValue={shown.clientId}
-          error={errors.clientId}
+          error={errorOf('clientId')}
         />
         <Field
           label={t('sso.clientSecret')}
           name="clientSecret"
           type="password"
           autoComplete="new-password"
+          error={errorOf('clientSecret')}
         />
         {shown.hasClientSecret ? (
           <label>
@@ -172,14 +199,30 @@ export default function AdminSsoPage() {
             {t('sso.clientSecretStored')})
           </label>
         ) : null}
-        <Field label={t('sso.nameClaims')} name="nameClaims" defaultValue={shown.nameClaims.join(', ')} />
-        <Field label={t('sso.groupClaims')} name="groupClaims" defaultValue={shown.groupClaims.join(', ')} />
+        <Field
+          label={t('sso.nameClaims')}
+          name="nameClaims"
+          defaultValue={shown.nameClaims.join(', ')}
+          error={errorOf('nameClaims')}
+        />
+        <Field
+          label={t('sso.groupClaims')}
+          name="groupClaims"
+          defaultValue={shown.groupClaims.join(', ')}
+          error={errorOf('groupClaims')}
+        />
         <Field
           label={t('sso.allowedGroups')}
           name="allowedGroups"
           defaultValue={shown.allowedGroups.join(', ')}
+          error={errorOf('allowedGroups')}
         />
-        <Field label={t('sso.adminGroups')} name="adminGroups" defaultValue={shown.adminGroups.join(', ')} />
+        <Field
+          label={t('sso.adminGroups')}
+          name="adminGroups"
+          defaultValue={shown.adminGroups.join(', ')}
+          error={errorOf('adminGroups')}
+        />
         <label>
           <input type="checkbox" name="autoCreate" defaultChecked={shown.autoCreate} /> {t('sso.autoCreate')}
         </label>
