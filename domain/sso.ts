@@ -8,6 +8,9 @@ export type SsoMode = (typeof SSO_MODES)[number]
 export const SSO_PROTOCOLS = ['oidc', 'oauth2'] as const
 export type SsoProtocol = (typeof SSO_PROTOCOLS)[number]
 
+/** The SSO button's text until an administrator sets one; the login page shows it in the reader's language. */
+export const DEFAULT_SSO_BUTTON_LABEL = 'Sign in with your company account'
+
 /** Every code a failed browser sign-in sends to `/login?sso=<code>`; nothing else is ever sent. */
 export const SSO_FAILURE_CODES = [
   'disabled',

@@ -29,7 +29,7 @@ import {
 } from '#app/services/sso/proxy.server.ts'
 import { loadSsoState } from '#app/services/sso/settings.server.ts'
 import type { MessageKey } from '#app/lib/i18n.ts'
-import { SSO_FAILURE_CODES } from '#domain/sso.ts'
+import { DEFAULT_SSO_BUTTON_LABEL, SSO_FAILURE_CODES } from '#domain/sso.ts'
 
 export const meta: MetaFunction = () => [{ title: 'Sign in · Glossary' }]
 
@@ -101,7 +101,7 @@ export default function LoginPage() {
       {ssoButton ? (
         <p>
           <a className="button" href="/auth/sso/start">
-            {ssoButton}
+            {ssoButton === DEFAULT_SSO_BUTTON_LABEL ? t('login.ssoDefault') : ssoButton}
           </a>
         </p>
       ) : null}

@@ -2,7 +2,6 @@
 export const ssoEn = {
   'nav.sso': 'Sign-in',
   'login.ssoDefault': 'Sign in with your company account',
-  'login.or': 'or',
   'login.sso.disabled': 'Company sign-in is not enabled.',
   'login.sso.state': 'The sign-in took too long or was started elsewhere. Please try again.',
   'login.sso.idp': 'The company sign-in service refused the sign-in.',
@@ -59,7 +58,6 @@ export const ssoEn = {
 export const ssoKo: Record<keyof typeof ssoEn, string> = {
   'nav.sso': '로그인 설정',
   'login.ssoDefault': '회사 계정으로 로그인',
-  'login.or': '또는',
   'login.sso.disabled': '회사 계정 로그인이 켜져 있지 않습니다.',
   'login.sso.state': '로그인이 너무 오래 걸렸거나 다른 곳에서 시작되었습니다. 다시 시도하세요.',
   'login.sso.idp': '회사 로그인 서비스가 로그인을 거부했습니다.',

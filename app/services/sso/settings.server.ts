@@ -7,7 +7,7 @@ import type { SsoDto, UpdateSsoInput } from '#app/schemas/sso.ts'
 import { recordAudit, type AuditActor, type ClientInfo } from '#app/services/audit/audit.server.ts'
 import { getPasswordLoginEnabled, setPasswordLoginEnabled } from '#app/services/settings/settings.server.ts'
 import { em } from '#db/orm.ts'
-import { SSO_MODES, type SsoMode } from '#domain/sso.ts'
+import { DEFAULT_SSO_BUTTON_LABEL, SSO_MODES, type SsoMode } from '#domain/sso.ts'
 import { selectSsoConfig, upsertSsoSettings } from './store.server.ts'
 
 /**
@@ -18,7 +18,7 @@ import { selectSsoConfig, upsertSsoSettings } from './store.server.ts'
 /** What an administrator sets (everything of the `sso` object that is neither derived nor server-filled). */
 const StoredSettingsSchema = z.object({
   mode: z.enum(SSO_MODES).catch('disabled'),
-  buttonLabel: z.string().catch('Sign in with your company account'),
+  buttonLabel: z.string().catch(DEFAULT_SSO_BUTTON_LABEL),
   issuer: z.string().catch(''),
   jwksUri: z.string().catch(''),
   authorizationEndpoint: z.string().catch(''),
