@@ -15,6 +15,7 @@ import {
 import { useNonce } from './components/nonce.tsx'
 import { detectLang, translate, type Lang, type MessageKey } from './lib/i18n.ts'
 import { getSessionActor } from '#app/pages/session.server.ts'
+import { getPasswordLoginEnabled } from '#app/services/settings/settings.server.ts'
 import stylesheet from './styles/app.css?url'
 
 export const links: LinksFunction = () => [
@@ -27,7 +28,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const user = actor
     ? { id: actor.user.id, name: actor.user.name, email: actor.user.email, role: actor.user.role }
     : null
-  return { lang: detectLang(request), user }
+  // visitors see "Create account" only while registration is open (password login on)
+  const registerOpen = user ? false : await getPasswordLoginEnabled()
+  return { lang: detectLang(request), user, registerOpen }
 }
 
 /** The signed-in user of the page (null for visitors), for navigation and role-aware controls. */
@@ -65,7 +68,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
 /** Navigation shows only what the signed-in role may use. */
 function Header() {
   const t = useT()
-  const { lang, user } = useLoaderData<typeof loader>()
+  const { lang, user, registerOpen } = useLoaderData<typeof loader>()
   return (
     <header className="site-header">
       <Link to="/" className="brand">
@@ -111,7 +114,7 @@ function Header() {
       ) : (
         <>
           <Link to="/login">{t('nav.login')}</Link>
-          <Link to="/register">{t('nav.register')}</Link>
+          {registerOpen ? <Link to="/register">{t('nav.register')}</Link> : null}
         </>
       )}
       <Form method="post" action="/lang" className="inline">
