@@ -3,6 +3,7 @@ import { RELEASE } from '#app/lib/version.server.ts'
 import { endpoint, type Endpoint } from './endpoint.server.ts'
 import { ADMIN_USER_ENDPOINTS } from './endpoints/admin-users.server.ts'
 import { IDENTITY_ENDPOINTS } from './endpoints/identity.server.ts'
+import { EXPORT_ENDPOINTS } from './endpoints/share.server.ts'
 import { GLOSSARY_ENDPOINTS } from './endpoints/terms.server.ts'
 import { MEETING_ENDPOINTS } from './endpoints/meetings.server.ts'
 import { SEARCH_ENDPOINTS } from './endpoints/search.server.ts'
@@ -28,6 +29,7 @@ export const ENDPOINTS: Endpoint[] = [
   ...IDENTITY_ENDPOINTS,
   ...ADMIN_USER_ENDPOINTS,
   ...GLOSSARY_ENDPOINTS,
+  ...EXPORT_ENDPOINTS,
   ...RELATION_ENDPOINTS,
   ...WIKI_ENDPOINTS,
   ...MEETING_ENDPOINTS,

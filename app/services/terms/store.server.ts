@@ -759,3 +759,87 @@ export async function selectTermsCarrying(
     [id],
   )
 }
+
+// ── Export batches ──────────────────────────────────────────────────────────────────────────────────────
+
+/** A live, unmerged term as the exports and the shared sheet read it: the current content and its row. */
+export interface ExportTerm {
+  id: string
+  revision: number
+  updatedAt: string
+  content: TermContent
+}
+
+/**
+ * Live, unmerged terms in slug order, `limit` at a time after the slug `after` (keyset: each batch is one
+ * index range scan on the live-slug index, so an export reads the glossary in constant memory however large
+ * it is). `withBody: false` leaves the Markdown bodies in the database.
+ */
+export async function selectExportBatch(
+  manager: EntityManager,
+  options: { after: string | null; limit: number; withBody: boolean },
+): Promise<ExportTerm[]> {
+  const rows = await manager.execute<
+    { id: string; revision: number; updated_at: Date | string; content: TermContent | string }[]
+  >(
+    `select t.id, t.revision, t.updated_at, ${options.withBody ? 'r.content' : "r.content - 'body' as content"}
+       from terms t join term_revisions r on r.term_id = t.id and r.revision = t.revision
+      where t.deleted_at is null and t.status <> 'merged'${options.after === null ? '' : ' and t.slug > ?'}
+      order by t.slug
+      limit ?`,
+    options.after === null ? [options.limit] : [options.after, options.limit],
+  )
+  return rows.map((r) => {
+    const content = parseJson<TermContent>(r.content)
+    return {
+      id: r.id,
+      revision: r.revision,
+      updatedAt: iso(r.updated_at),
+      content: { ...content, body: content.body ?? '' },
+    }
+  })
+}
+
+/** A name or notation of a live, unmerged term, as the linter exports read it. */
+export interface LintForm {
+  text: string
+  kind: NotationKind
+  termId: string
+  slug: string
+  name: string
+  nameKo: string | null
+  status: TermStatus
+}
+
+/**
+ * Names and notations of live, unmerged terms, ordered by their text (byte order) then the term's slug, `limit`
+ * at a time after the `(text, slug)` pair `after` (keyset): forms written alike by several terms arrive
+ * together, so a linter rule keyed by the text can merge them while reading in constant memory.
+ */
+export async function selectLintForms(
+  manager: EntityManager,
+  options: {
+    kinds: readonly NotationKind[]
+    /** Terms whose status is `deprecated`, or all others. */
+    deprecatedTerms: boolean
+    after: { text: string; slug: string } | null
+    limit: number
+  },
+): Promise<LintForm[]> {
+  const params: unknown[] = [textArray(options.kinds)]
+  let keyset = ''
+  if (options.after) {
+    keyset = ` and (n.text collate "C", t.slug collate "C") > (? collate "C", ? collate "C")`
+    params.push(options.after.text, options.after.slug)
+  }
+  params.push(options.limit)
+  return manager.execute<LintForm[]>(
+    `select n.text, n.kind, t.id as "termId", t.slug, t.name, t.name_ko as "nameKo", t.status
+       from term_notations n join terms t on t.id = n.term_id
+      where t.deleted_at is null and t.status <> 'merged' and n.kind = any(?::text[])
+        and t.status ${options.deprecatedTerms ? '=' : '<>'} 'deprecated'${keyset}
+      order by n.text collate "C", t.slug collate "C"
+      limit ?`,
+    params,
+  )
+}
