@@ -46,15 +46,22 @@ interface FormGroup {
   preferred: string[]
 }
 
-/** Forms of the given kinds, grouped by text, in byte order of the text. */
+/**
+ * Forms of the given kinds, grouped by their exact text: groups come in the byte order of the folded key, and
+ * within a key by text (a batch always holds whole keys, so the groups of one text are never split).
+ */
 async function* formGroups(
   kinds: readonly NotationKind[],
   deprecatedTerms: boolean,
 ): AsyncGenerator<FormGroup> {
-  let after: { text: string; slug: string } | null = null
-  let group: FormGroup | undefined
-  for (;;) {
-    const rows = await selectLintForms(em(), { kinds, deprecatedTerms, after, limit: LINT_BATCH })
+  let after: string | null = null
+  do {
+    const batch = await selectLintForms(em(), { kinds, deprecatedTerms, after, limit: LINT_BATCH })
+    const rows = batch.rows.sort(
+      (a, b) =>
+        byteOrder(a.normalized, b.normalized) || byteOrder(a.text, b.text) || byteOrder(a.slug, b.slug),
+    )
+    let group: FormGroup | undefined
     for (const row of rows) {
       if (group && group.text !== row.text) {
         yield group
@@ -67,12 +74,12 @@ async function* formGroups(
         group.preferred.push(preferred)
       }
     }
-    if (rows.length < LINT_BATCH) break
-    const last = rows[rows.length - 1]!
-    after = { text: last.text, slug: last.slug }
-  }
-  if (group) yield group
+    if (group) yield group
+    after = batch.next
+  } while (after !== null)
 }
+
+const byteOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
 /** A regular expression matching `text` literally (Vale reads swap keys, tokens and vocabulary lines as regexes). */
 export function literalPattern(text: string): string {

@@ -1,5 +1,5 @@
-import { createCB } from 'xmlbuilder2'
-import type { XMLBuilderCB } from 'xmlbuilder2/lib/interfaces.js'
+import { create, fragment } from 'xmlbuilder2'
+import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js'
 import type { NotationKind } from '#domain/terms.ts'
 import {
   classificationScheme,
@@ -20,19 +20,20 @@ export const ADMINISTRATIVE_STATUS: Record<NotationKind, string> = {
   deprecated: 'deprecatedTerm-admn-sts',
 }
 
+/** Where the concept entries go in the serialized envelope. */
+const ENTRIES = 'concept entries'
+
 /**
  * `terms.tbx`: one `conceptEntry` per term (id `t-<uuid>`), its domains as `subjectField`, a link to its page,
  * and one `langSec` per language holding a `termSec` per name and notation with its `administrativeStatus`;
  * the definition goes in the language section of its own language (Hangul → ko, else en; else the first).
- * Written by xmlbuilder2's streaming (callback) builder, one batch of terms at a time.
+ * xmlbuilder2 writes the envelope once (split where the entries go) and each entry as a fragment of its own,
+ * so the cost is linear in the number of terms and one batch is in memory at a time. (Its streaming
+ * callback builder was tried first: it slows down as the document grows, 1.5 ms per entry by 2,000.)
  */
 export async function* termsTbx(): AsyncGenerator<string> {
-  const chunks: string[] = []
-  const xml = createCB({ data: (chunk: string) => void chunks.push(chunk), prettyPrint: true })
-  const drain = () => chunks.splice(0).join('')
   const { domains } = await classificationScheme()
-  xml
-    .dec({ version: '1.0', encoding: 'UTF-8' })
+  const envelope = create({ version: '1.0', encoding: 'UTF-8' })
     .ele(TBX_NAMESPACE, 'tbx', { type: 'TBX-Basic', style: 'dca', 'xml:lang': 'en' })
     .ele('tbxHeader')
     .ele('fileDesc')
@@ -45,52 +46,44 @@ export async function* termsTbx(): AsyncGenerator<string> {
     .up()
     .ele('text')
     .ele('body')
-  yield drain()
+    .com(ENTRIES)
+    .doc()
+    .end({ prettyPrint: true })
+  const [head, tail] = envelope.split(`<!--${ENTRIES}-->`) as [string, string]
+  yield head.trimEnd()
   for await (const { terms } of termBatches()) {
-    for (const term of terms) conceptEntry(xml, term, domains)
-    yield drain()
+    yield terms.map((term) => `\n${conceptEntry(term, domains)}`).join('')
   }
-  xml.up().up().up().end()
-  yield drain()
+  yield `\n${tail.replace(/^\s+/, '    ')}`
 }
 
-function conceptEntry(xml: XMLBuilderCB, term: ExportTerm, domains: ClassificationDto[]): void {
+function conceptEntry(term: ExportTerm, domains: ClassificationDto[]): string {
   const c = term.content
-  xml.ele('conceptEntry', { id: `t-${term.id}` })
+  const entry: XMLBuilder = fragment().ele('conceptEntry', { id: `t-${term.id}` })
   for (const key of c.domains) {
     const domain = domains.find((d) => d.key === key)
-    xml
+    entry
       .ele('descrip', { type: 'subjectField' })
       .txt(domain ? `${domain.nameEn || domain.nameKo} (${key})` : key)
-      .up()
   }
-  xml
+  entry
     .ele('xref', { type: 'externalCrossReference', target: `${exportBase()}/terms/${term.id}` })
     .txt(c.name)
-    .up()
   const sections = languageSections(term)
   const definitionLang = sections.has(formLang(c.definition, null))
     ? formLang(c.definition, null)
     : [...sections.keys()][0]
   for (const [lang, forms] of sections) {
-    xml.ele('langSec', { 'xml:lang': lang })
-    if (c.definition && lang === definitionLang) {
-      xml.ele('descrip', { type: 'definition' }).txt(c.definition).up()
-    }
+    const langSec = entry.ele('langSec', { 'xml:lang': lang })
+    if (c.definition && lang === definitionLang)
+      langSec.ele('descrip', { type: 'definition' }).txt(c.definition)
     for (const form of forms) {
-      xml
-        .ele('termSec')
-        .ele('term')
-        .txt(form.text)
-        .up()
-        .ele('termNote', { type: 'administrativeStatus' })
-        .txt(ADMINISTRATIVE_STATUS[form.kind])
-        .up()
-        .up()
+      const termSec = langSec.ele('termSec')
+      termSec.ele('term').txt(form.text)
+      termSec.ele('termNote', { type: 'administrativeStatus' }).txt(ADMINISTRATIVE_STATUS[form.kind])
     }
-    xml.up()
   }
-  xml.up()
+  return entry.end({ prettyPrint: true, headless: true, offset: 3 })
 }
 
 /** The names (preferred) and notations by language, each text once per language, names first. */

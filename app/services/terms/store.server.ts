@@ -803,6 +803,8 @@ export async function selectExportBatch(
 /** A name or notation of a live, unmerged term, as the linter exports read it. */
 export interface LintForm {
   text: string
+  /** The folded key (`normalizeKey`). */
+  normalized: string
   kind: NotationKind
   termId: string
   slug: string
@@ -812,9 +814,12 @@ export interface LintForm {
 }
 
 /**
- * Names and notations of live, unmerged terms, ordered by their text (byte order) then the term's slug, `limit`
- * at a time after the `(text, slug)` pair `after` (keyset): forms written alike by several terms arrive
- * together, so a linter rule keyed by the text can merge them while reading in constant memory.
+ * Names and notations of live, unmerged terms in the byte order of their folded key, whole keys at a time:
+ * about `limit` rows after the key `after`, and `next`, the key to continue after (null at the end). The
+ * order is the one of the `term_notations_prefix_idx` index (`text_pattern_ops`, compared with `~<~`), so a
+ * batch is an index range scan whatever the size of the glossary; forms written alike (by several terms, or
+ * in several letter cases) arrive in one batch, so a linter rule keyed by them can merge them while reading
+ * in constant memory.
  */
 export async function selectLintForms(
   manager: EntityManager,
@@ -822,24 +827,28 @@ export async function selectLintForms(
     kinds: readonly NotationKind[]
     /** Terms whose status is `deprecated`, or all others. */
     deprecatedTerms: boolean
-    after: { text: string; slug: string } | null
+    after: string | null
     limit: number
   },
-): Promise<LintForm[]> {
-  const params: unknown[] = [textArray(options.kinds)]
-  let keyset = ''
-  if (options.after) {
-    keyset = ` and (n.text collate "C", t.slug collate "C") > (? collate "C", ? collate "C")`
-    params.push(options.after.text, options.after.slug)
-  }
-  params.push(options.limit)
-  return manager.execute<LintForm[]>(
-    `select n.text, n.kind, t.id as "termId", t.slug, t.name, t.name_ko as "nameKo", t.status
-       from term_notations n join terms t on t.id = n.term_id
-      where t.deleted_at is null and t.status <> 'merged' and n.kind = any(?::text[])
-        and t.status ${options.deprecatedTerms ? '=' : '<>'} 'deprecated'${keyset}
-      order by n.text collate "C", t.slug collate "C"
-      limit ?`,
-    params,
+): Promise<{ rows: LintForm[]; next: string | null }> {
+  const select = (where: string, params: unknown[], limit: number | null) =>
+    manager.execute<LintForm[]>(
+      `select n.text, n.normalized, n.kind, t.id as "termId", t.slug, t.name, t.name_ko as "nameKo", t.status
+         from term_notations n join terms t on t.id = n.term_id
+        where ${where} and t.deleted_at is null and t.status <> 'merged' and n.kind = any(?::text[])
+          and t.status ${options.deprecatedTerms ? '=' : '<>'} 'deprecated'
+        order by n.normalized using ~<~${limit === null ? '' : ' limit ?'}`,
+      [...params, textArray(options.kinds), ...(limit === null ? [] : [limit])],
+    )
+  const rows = await select(
+    options.after === null ? 'true' : 'n.normalized ~>~ ?',
+    options.after === null ? [] : [options.after],
+    options.limit,
   )
+  if (rows.length < options.limit) return { rows, next: null }
+  const lastKey = rows[rows.length - 1]!.normalized
+  const complete = rows.filter((r) => r.normalized !== lastKey)
+  if (complete.length) return { rows: complete, next: complete[complete.length - 1]!.normalized }
+  // One key has more forms than a batch: read it whole.
+  return { rows: await select('n.normalized = ?', [lastKey], null), next: lastKey }
 }
