@@ -134,6 +134,35 @@ describe('parameters and the cap', () => {
   })
 })
 
+describe('the share builder in Chromium', () => {
+  it('follows every change with the links and a live preview', { timeout: 120_000 }, async () => {
+    const context = await browser.newContext({ baseURL: service.url })
+    const [name, value] = cookie.split('=') as [string, string]
+    await context.addCookies([
+      { name, value, domain: '127.0.0.1', path: '/', httpOnly: true, sameSite: 'Lax' },
+    ])
+    const page = await context.newPage()
+    const errors: string[] = []
+    page.on('pageerror', (e) => errors.push(e.message))
+    await page.goto('/terms?tag=shared')
+    await page.getByText('Share this view').click()
+    await page.getByLabel('Definition').uncheck()
+    await page.getByLabel('Compact rows').check()
+    const link = page.locator('input[name="sheetLink"]')
+    await expect
+      .poll(() => link.inputValue())
+      .toBe(`${service.url}/sheet?columns=name%2Cnotations%2Cstatus&compact=1&tag=shared`)
+    expect(await page.locator('textarea[name="embedSnippet"]').inputValue()).toContain(
+      `src="${service.url}/embed?columns=name%2Cnotations%2Cstatus&amp;compact=1&amp;tag=shared"`,
+    )
+    const preview = page.frameLocator('.share-builder iframe')
+    await preview.locator('table.sheet-table.compact').waitFor()
+    expect(await preview.locator('th').allTextContents()).toEqual(['Name', 'Notations', 'Status'])
+    expect(errors).toEqual([])
+    await context.close()
+  })
+})
+
 describe('framing in Chromium', () => {
   it(
     'another loopback port frames /embed and it renders; framing /sheet is blocked',
