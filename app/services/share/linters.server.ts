@@ -3,7 +3,7 @@ import { stringify } from 'yaml'
 import { ZipFile } from 'yazl'
 import { severityOf } from '#app/services/validation/findings.server.ts'
 import { preferredFormFor } from '#app/services/terms/content.server.ts'
-import { selectLintForms, type LintForm } from '#app/services/terms/store.server.ts'
+import { refreshExportStatistics, selectLintForms, type LintForm } from '#app/services/terms/store.server.ts'
 import type { Finding, Severity } from '#app/schemas/validation.ts'
 import { em } from '#db/orm.ts'
 import type { NotationKind } from '#domain/terms.ts'
@@ -55,6 +55,7 @@ async function* formGroups(
   deprecatedTerms: boolean,
 ): AsyncGenerator<FormGroup> {
   let after: string | null = null
+  await refreshExportStatistics(em())
   do {
     const batch = await selectLintForms(em(), { kinds, deprecatedTerms, after, limit: LINT_BATCH })
     const rows = batch.rows.sort(

@@ -1,6 +1,7 @@
 import { getConfig } from '#app/lib/config.server.ts'
 import { selectApprovedRelationsOf, type ApprovedRelation } from '#app/services/relations/store.server.ts'
 import {
+  refreshExportStatistics,
   selectClassification,
   selectExportBatch,
   type ClassificationDto,
@@ -30,6 +31,7 @@ export async function* termBatches(
 ): AsyncGenerator<TermBatch> {
   const limit = options.batchSize ?? EXPORT_BATCH
   let after: string | null = null
+  await refreshExportStatistics(em())
   for (;;) {
     const manager = em()
     const terms = await selectExportBatch(manager, { after, limit, withBody: options.withBody ?? false })
