@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { useLoaderData } from '@remix-run/react'
-import { sheetLoader } from '#app/components/share/sheet.server.ts'
+import { sheetLoader } from '#app/pages/share.server.ts'
 import { SheetTable } from '#app/components/share/sheet-table.tsx'
 
 export const meta: MetaFunction = () => [{ title: 'Glossary sheet' }]

@@ -12,7 +12,7 @@ import {
 } from '#app/components/terms/ui.tsx'
 import { Pager } from '#app/components/pager.tsx'
 import { ShareBuilder } from '#app/components/share/share-builder.tsx'
-import { shareBuilderData } from '#app/components/share/sheet.server.ts'
+import { shareBuilderData } from '#app/pages/share.server.ts'
 import type { MessageKey } from '#app/lib/i18n.ts'
 import { requireUser } from '#app/pages/session.server.ts'
 import { useOptionalUser, useT } from '#app/root.tsx'

@@ -11,7 +11,7 @@ import {
 import type { MessageKey } from '#app/lib/i18n.ts'
 import { useT } from '#app/root.tsx'
 import type { SheetColumn } from '#domain/share.ts'
-import type { sheetLoader } from './sheet.server.ts'
+import type { sheetLoader } from '#app/pages/share.server.ts'
 
 type SheetData = Extract<SerializeFrom<typeof sheetLoader>, { signedIn: true }>
 type Item = SheetData['items'][number]

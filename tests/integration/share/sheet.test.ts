@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { shareBuilderData } from '#app/components/share/sheet.server.ts'
+import { shareBuilderData } from '#app/pages/share.server.ts'
 import { embedSnippet, sheetQueryString } from '#app/lib/share-links.ts'
 import { SheetQuerySchema } from '#app/schemas/share.ts'
 import { loadSheet } from '#app/services/share/sheet.server.ts'

@@ -1,8 +1,9 @@
-import { getSessionActor, orErrorPage, requireUser } from '#app/lib/pages.server.ts'
 import { SheetQuerySchema } from '#app/schemas/share.ts'
 import { loadSheet } from '#app/services/share/sheet.server.ts'
 import { SHEET_MAX_ROWS } from '#domain/share.ts'
-import type { ShareBuilderData } from './share-builder.tsx'
+import type { ShareBuilderData } from '#app/components/share/share-builder.tsx'
+import { orErrorPage } from './forms.server.ts'
+import { getSessionActor, requireUser } from './session.server.ts'
 
 /** The query of a page as an object; a repeated key becomes an array, empty values are dropped. */
 export function rawQuery(url: URL): Record<string, string | string[]> {
