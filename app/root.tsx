@@ -9,6 +9,7 @@ import {
   Scripts,
   ScrollRestoration,
   useLoaderData,
+  useMatches,
   useRouteError,
   useRouteLoaderData,
 } from '@remix-run/react'
@@ -128,10 +129,12 @@ function Header() {
 }
 
 export default function App() {
+  // A page made to live in other sites' frames (`/embed`) declares `handle.bare`: no header, no navigation.
+  const bare = useMatches().some((m) => (m.handle as { bare?: boolean } | undefined)?.bare)
   return (
     <>
-      <Header />
-      <main>
+      {bare ? null : <Header />}
+      <main className={bare ? 'bare' : undefined}>
         <Outlet />
       </main>
     </>

@@ -17,6 +17,7 @@ export const API_TAGS = {
   validation: 'Checking texts against the glossary, as JSON or SARIF 2.1.0.',
   candidates: 'Notations found in validated texts that look like terms but are not in the glossary.',
   import: 'Importing terms from CSV or JSON, and following import jobs.',
+  export: 'The glossary as files other tools read: CSV, TBX, SKOS, and Vale and prh linter rules.',
   attachments: 'Images for the Markdown bodies of terms.',
   relations: 'Proposed and reviewed relations between terms.',
   wiki: 'Wiki pages and their revisions.',

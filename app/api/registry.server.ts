@@ -4,6 +4,7 @@ import { endpoint, type Endpoint } from './endpoint.server.ts'
 import { ADMIN_USER_ENDPOINTS } from './endpoints/admin-users.server.ts'
 import { IDENTITY_ENDPOINTS } from './endpoints/identity.server.ts'
 import { SSO_ENDPOINTS } from './endpoints/sso.server.ts'
+import { EXPORT_ENDPOINTS } from './endpoints/share.server.ts'
 import { GLOSSARY_ENDPOINTS } from './endpoints/terms.server.ts'
 import { MEETING_ENDPOINTS } from './endpoints/meetings.server.ts'
 import { SEARCH_ENDPOINTS } from './endpoints/search.server.ts'
@@ -30,6 +31,7 @@ export const ENDPOINTS: Endpoint[] = [
   ...ADMIN_USER_ENDPOINTS,
   ...SSO_ENDPOINTS,
   ...GLOSSARY_ENDPOINTS,
+  ...EXPORT_ENDPOINTS,
   ...RELATION_ENDPOINTS,
   ...WIKI_ENDPOINTS,
   ...MEETING_ENDPOINTS,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ConfigError, parseConfig } from './config.server.ts'
+import { ConfigError, parseConfig, parseEmbedAncestors } from './config.server.ts'
 
 function problemsOf(env: Record<string, string>): { variable: string; message: string }[] {
   try {
@@ -69,9 +69,18 @@ describe('config', () => {
     const problems = problemsOf({ GLOSSARY_ALLOWED_ORIGINS: 'https://a.example/path,ftp://b.example' })
     expect(problems).toHaveLength(2)
     expect(problems[0]!.variable).toBe('GLOSSARY_ALLOWED_ORIGINS')
-    expect(problemsOf({ GLOSSARY_EMBED_ANCESTORS: 'https://x.example/frame' })[0]!.variable).toBe(
-      'GLOSSARY_EMBED_ANCESTORS',
-    )
+  })
+
+  it('ignores embed ancestors that are not origins instead of refusing to start (spec part 9)', () => {
+    const config = parseConfig({
+      GLOSSARY_EMBED_ANCESTORS: 'https://x.example/frame, https://ok.example:8443',
+    })
+    expect(config.embedAncestors).toEqual(['https://ok.example:8443'])
+    expect(parseEmbedAncestors('https://x.example/frame,ftp://y.example, https://a.example ,')).toEqual({
+      origins: ['https://a.example'],
+      invalid: ['https://x.example/frame', 'ftp://y.example'],
+    })
+    expect(parseEmbedAncestors(undefined)).toEqual({ origins: [], invalid: [] })
   })
 
   it('parses booleans and retention days', () => {

@@ -86,8 +86,11 @@ const EnvSchema = z.object({
     emptyAsUndefined,
     z.string().min(32, 'must be at least 32 characters').optional(),
   ),
-  /** Comma-separated origins that may frame /embed; empty allows every origin. */
-  GLOSSARY_EMBED_ANCESTORS: originList('GLOSSARY_EMBED_ANCESTORS'),
+  /**
+   * Comma-separated origins that may frame /embed; empty allows every origin. Read again on every request
+   * (`readEmbedAncestors`); an entry that is not an origin is ignored and logged, never a start-up failure.
+   */
+  GLOSSARY_EMBED_ANCESTORS: z.string().optional(),
   /** Initial value of the stored passwordLoginEnabled switch (first boot only). */
   PASSWORD_LOGIN_ENABLED: bool(true),
   /** Opens the oauth2-proxy capability (does not switch the mode; an admin chooses it, decision 018). */
@@ -186,7 +189,7 @@ export function parseConfig(source: Record<string, string | undefined> = process
     allowedOrigins,
     trustProxyHeaders: env.GLOSSARY_TRUST_PROXY_HEADERS,
     encryptionKey: env.GLOSSARY_ENCRYPTION_KEY,
-    embedAncestors: env.GLOSSARY_EMBED_ANCESTORS,
+    embedAncestors: parseEmbedAncestors(env.GLOSSARY_EMBED_ANCESTORS).origins,
     passwordLoginEnabledInitial: env.PASSWORD_LOGIN_ENABLED,
     oauth2ProxyEnabled: env.OAUTH2_PROXY_ENABLED,
     retentionDays: {
@@ -220,8 +223,28 @@ export function setConfig(next: Config): void {
   current = next
 }
 
-/** GLOSSARY_EMBED_ANCESTORS is read per request, so a changed environment applies without restart. */
-export function readEmbedAncestors(): string[] {
-  const parsed = originList('GLOSSARY_EMBED_ANCESTORS').safeParse(process.env.GLOSSARY_EMBED_ANCESTORS)
-  return parsed.success ? parsed.data : getConfig().embedAncestors
+/**
+ * GLOSSARY_EMBED_ANCESTORS split into origins (`https://host[:port]`, http too for loopback and development)
+ * and the entries that are not one (a path, another scheme, a typo), which the caller ignores and logs.
+ */
+export function parseEmbedAncestors(value: string | undefined): { origins: string[]; invalid: string[] } {
+  const origins: string[] = []
+  const invalid: string[] = []
+  for (const item of (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const parsed = originList('GLOSSARY_EMBED_ANCESTORS').safeParse(item)
+    if (parsed.success && parsed.data.length === 1) origins.push(parsed.data[0]!)
+    else invalid.push(item)
+  }
+  return { origins, invalid }
+}
+
+/**
+ * GLOSSARY_EMBED_ANCESTORS as it is now: read from the environment on every call (every /embed request), so
+ * a changed value applies without a restart (spec part 9).
+ */
+export function readEmbedAncestors(): { origins: string[]; invalid: string[] } {
+  return parseEmbedAncestors(process.env.GLOSSARY_EMBED_ANCESTORS)
 }

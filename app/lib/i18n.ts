@@ -6,17 +6,25 @@ import { commonEn, commonKo } from './messages/common.ts'
 import { contentEn, contentKo } from './messages/content.ts'
 import { identityEn, identityKo } from './messages/identity.ts'
 import { ssoEn, ssoKo } from './messages/sso.ts'
+import { shareEn, shareKo } from './messages/share.ts'
 import { termsEn, termsKo } from './messages/terms.ts'
 
 export const LANGS = ['en', 'ko'] as const
 export type Lang = (typeof LANGS)[number]
 
 // One dictionary per area (app/lib/messages/*.ts), so features add their labels without touching each other.
-const en = { ...commonEn, ...contentEn, ...identityEn, ...ssoEn, ...termsEn } as const
+const en = { ...commonEn, ...contentEn, ...identityEn, ...ssoEn, ...termsEn, ...shareEn } as const
 
 export type MessageKey = keyof typeof en
 
-const ko: Record<MessageKey, string> = { ...commonKo, ...contentKo, ...identityKo, ...ssoKo, ...termsKo }
+const ko: Record<MessageKey, string> = {
+  ...commonKo,
+  ...contentKo,
+  ...identityKo,
+  ...ssoKo,
+  ...termsKo,
+  ...shareKo,
+}
 
 const MESSAGES: Record<Lang, Record<MessageKey, string>> = { en, ko }
 

@@ -11,6 +11,8 @@ import {
   useLang,
 } from '#app/components/terms/ui.tsx'
 import { Pager } from '#app/components/pager.tsx'
+import { ShareBuilder } from '#app/components/share/share-builder.tsx'
+import { shareBuilderData } from '#app/pages/share.server.ts'
 import type { MessageKey } from '#app/lib/i18n.ts'
 import { requireUser } from '#app/pages/session.server.ts'
 import { useOptionalUser, useT } from '#app/root.tsx'
@@ -35,7 +37,13 @@ export async function loader({ request }: LoaderFunctionArgs) {
     listClassification({ kind: 'domain' }),
     listClassification({ kind: 'category' }),
   ])
-  return { ...list, domains: domains.items, categories: categories.items, statuses: TERM_STATUSES }
+  return {
+    ...list,
+    domains: domains.items,
+    categories: categories.items,
+    statuses: TERM_STATUSES,
+    share: shareBuilderData(url),
+  }
 }
 
 const SEARCH_DELAY_MS = 250
@@ -44,7 +52,8 @@ export default function TermsPage() {
   const t = useT()
   const lang = useLang()
   const user = useOptionalUser()
-  const { items, total, page, pageSize, domains, categories, statuses } = useLoaderData<typeof loader>()
+  const { items, total, page, pageSize, domains, categories, statuses, share } =
+    useLoaderData<typeof loader>()
   const [params] = useSearchParams()
   const submit = useSubmit()
   const navigation = useNavigation()
@@ -139,6 +148,7 @@ export default function TermsPage() {
         <button type="submit">{t('common.search')}</button>
       </Form>
 
+      <ShareBuilder key={JSON.stringify(share.options.filters)} data={share} />
       <p id="terms-count" className="muted" aria-live="polite">
         {searching ? t('terms.searching') : fill(t('terms.count'), { total })}
       </p>

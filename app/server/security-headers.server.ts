@@ -2,6 +2,30 @@ import crypto from 'node:crypto'
 import type { RequestHandler } from 'express'
 import helmet from 'helmet'
 import { readEmbedAncestors } from '#app/lib/config.server.ts'
+import { log } from '#app/lib/logger.server.ts'
+
+let lastInvalid = ''
+
+/**
+ * Who may frame `/embed`, from GLOSSARY_EMBED_ANCESTORS as it is at this request: the page's own origin
+ * (the share builder's preview) and the listed origins, or every origin when the variable is unset or empty.
+ * An entry that is not an origin is ignored and logged (once per distinct value, not on every request).
+ */
+export function embedAncestors(): string {
+  const { origins, invalid } = readEmbedAncestors()
+  const invalidKey = invalid.join(',')
+  if (invalid.length && invalidKey !== lastInvalid) {
+    log().warn(
+      { ignored: invalid },
+      'GLOSSARY_EMBED_ANCESTORS: entries that are not an origin (https://host[:port]) are ignored',
+    )
+  }
+  lastInvalid = invalidKey
+  // Unset or empty allows every origin; a list whose every entry was ignored allows none but our own, since
+  // whoever set it meant to restrict.
+  if (!origins.length && !invalid.length) return '*'
+  return ["'self'", ...origins].join(' ')
+}
 
 /**
  * Security headers on every response (helmet): a CSP whose scripts need a per-request nonce, nosniff, a strict
@@ -31,11 +55,7 @@ export function securityHeaders(options: { isDev: boolean }): RequestHandler[] {
         baseUri: ["'self'"],
         formAction: ["'self'"],
         frameAncestors: [
-          (req) => {
-            if ((req as { path?: string }).path !== '/embed') return "'none'"
-            const allowed = readEmbedAncestors()
-            return allowed.length ? allowed.join(' ') : '*'
-          },
+          (req) => ((req as { path?: string }).path === '/embed' ? embedAncestors() : "'none'"),
         ],
         upgradeInsecureRequests: null,
       },

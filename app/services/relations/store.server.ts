@@ -206,6 +206,34 @@ export async function selectRelationTermCandidates(
   return { items, total }
 }
 
+/** An approved relation between two live, unmerged terms, as the SKOS export reads it. */
+export interface ApprovedRelation {
+  sourceId: string
+  targetId: string
+  type: RelationType
+}
+
+/**
+ * The approved relations that touch any of `termIds` (as source or target) and whose other end is a live,
+ * unmerged term as well. The SKOS export reads them one batch of terms at a time.
+ */
+export async function selectApprovedRelationsOf(
+  manager: EntityManager,
+  termIds: readonly string[],
+): Promise<ApprovedRelation[]> {
+  if (termIds.length === 0) return []
+  const ids = uuidArray(termIds)
+  return manager.execute<ApprovedRelation[]>(
+    `select r.source_term_id as "sourceId", r.target_term_id as "targetId", r.relation_type as type
+       from relations r
+       join terms s on s.id = r.source_term_id and s.deleted_at is null and s.status <> 'merged'
+       join terms t on t.id = r.target_term_id and t.deleted_at is null and t.status <> 'merged'
+      where r.status = 'approved' and (r.source_term_id = any(?::uuid[]) or r.target_term_id = any(?::uuid[]))
+      order by r.source_term_id, r.target_term_id, r.relation_type`,
+    [ids, ids],
+  )
+}
+
 // ── Writes ──────────────────────────────────────────────────────────────────────────────────────────────
 
 /** What a write needs of a term: it exists (not deleted), its current revision and status. */

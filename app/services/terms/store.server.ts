@@ -759,3 +759,111 @@ export async function selectTermsCarrying(
     [id],
   )
 }
+
+// ── Export batches ──────────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * Refreshes the planner's statistics of the tables an export walks. The embedded database runs no autovacuum,
+ * so a glossary filled in bulk may have none, and without them PostgreSQL plans a keyset batch ("slug > ?
+ * order by slug limit 500") as a scan of every following row plus a sort: quadratic over an export (191 s
+ * instead of a few at 100,000 terms). ANALYZE samples a bounded number of rows, so this costs well under a
+ * second; a database user not allowed to run it only loses the speed-up.
+ */
+export async function refreshExportStatistics(manager: EntityManager): Promise<void> {
+  try {
+    await manager.execute('analyze terms, term_revisions, term_notations, relations', [], 'run')
+  } catch {
+    // Not the table owner (PostgreSQL): autovacuum keeps the statistics there.
+  }
+}
+
+/** A live, unmerged term as the exports and the shared sheet read it: the current content and its row. */
+export interface ExportTerm {
+  id: string
+  revision: number
+  updatedAt: string
+  content: TermContent
+}
+
+/**
+ * Live, unmerged terms in slug order, `limit` at a time after the slug `after` (keyset: each batch is one
+ * index range scan on the live-slug index, so an export reads the glossary in constant memory however large
+ * it is). `withBody: false` leaves the Markdown bodies in the database.
+ */
+export async function selectExportBatch(
+  manager: EntityManager,
+  options: { after: string | null; limit: number; withBody: boolean },
+): Promise<ExportTerm[]> {
+  const rows = await manager.execute<
+    { id: string; revision: number; updated_at: Date | string; content: TermContent | string }[]
+  >(
+    `select t.id, t.revision, t.updated_at, ${options.withBody ? 'r.content' : "r.content - 'body' as content"}
+       from terms t join term_revisions r on r.term_id = t.id and r.revision = t.revision
+      where t.deleted_at is null and t.status <> 'merged'${options.after === null ? '' : ' and t.slug > ?'}
+      order by t.slug
+      limit ?`,
+    options.after === null ? [options.limit] : [options.after, options.limit],
+  )
+  return rows.map((r) => {
+    const content = parseJson<TermContent>(r.content)
+    return {
+      id: r.id,
+      revision: r.revision,
+      updatedAt: iso(r.updated_at),
+      content: { ...content, body: content.body ?? '' },
+    }
+  })
+}
+
+/** A name or notation of a live, unmerged term, as the linter exports read it. */
+export interface LintForm {
+  text: string
+  /** The folded key (`normalizeKey`). */
+  normalized: string
+  kind: NotationKind
+  termId: string
+  slug: string
+  name: string
+  nameKo: string | null
+  status: TermStatus
+}
+
+/**
+ * Names and notations of live, unmerged terms in the byte order of their folded key, whole keys at a time:
+ * about `limit` rows after the key `after`, and `next`, the key to continue after (null at the end). The
+ * order is the one of the `term_notations_prefix_idx` index (`text_pattern_ops`, compared with `~<~`), so a
+ * batch is an index range scan whatever the size of the glossary; forms written alike (by several terms, or
+ * in several letter cases) arrive in one batch, so a linter rule keyed by them can merge them while reading
+ * in constant memory.
+ */
+export async function selectLintForms(
+  manager: EntityManager,
+  options: {
+    kinds: readonly NotationKind[]
+    /** Terms whose status is `deprecated`, or all others. */
+    deprecatedTerms: boolean
+    after: string | null
+    limit: number
+  },
+): Promise<{ rows: LintForm[]; next: string | null }> {
+  const select = (where: string, params: unknown[], limit: number | null) =>
+    manager.execute<LintForm[]>(
+      `select n.text, n.normalized, n.kind, t.id as "termId", t.slug, t.name, t.name_ko as "nameKo", t.status
+         from term_notations n join terms t on t.id = n.term_id
+        where ${where} and t.deleted_at is null and t.status <> 'merged' and n.kind = any(?::text[])
+          and t.status ${options.deprecatedTerms ? '=' : '<>'} 'deprecated'
+        order by n.normalized using ~<~${limit === null ? '' : ' limit ?'}`,
+      [...params, textArray(options.kinds), ...(limit === null ? [] : [limit])],
+    )
+  const rows = await select(
+    options.after === null ? 'true' : 'n.normalized ~>~ ?',
+    options.after === null ? [] : [options.after],
+    options.limit,
+  )
+  if (rows.length < options.limit) return { rows, next: null }
+  const lastKey = rows[rows.length - 1]!.normalized
+  const complete = rows.filter((r) => r.normalized !== lastKey)
+  if (complete.length) return { rows: complete, next: complete[complete.length - 1]!.normalized }
+  // One key has more forms than a batch: read it whole.
+  return { rows: await select('n.normalized = ?', [lastKey], null), next: lastKey }
+}
