@@ -247,23 +247,63 @@ export async function reuseEmbeddings(
 // ── KNN ─────────────────────────────────────────────────────────────────────────────────────────────────
 
 /**
- * HNSW search breadth: 40 is pgvector's default, 100 trades speed for recall. Not yet validated by the
- * benchmark (bench/rag-search.bench.ts; decision 016 has the figures measured so far).
+ * HNSW search breadth (`hnsw.ef_search`). Placeholder until the benchmark (bench/rag-search.bench.ts,
+ * decision 016 "Speed") validates it.
  */
 export const EF_SEARCH = 100
 
+/** Nearest chunks asked of the index per wanted result: the live-source filters after it drop some. */
+export const OVERFETCH = 4
+
+/** The most candidates a search asks of the index (pgvector's own cap of an iterative scan, `max_scan_tuples`). */
+export const MAX_CANDIDATES = 20_000
+
+/** pgvector refuses an `ef_search` above this. */
+const MAX_EF_SEARCH = 1000
+
 /**
- * Runs `select` with the HNSW settings of a search, inside one short transaction: `ef_search` for recall, and
- * pgvector 0.8's iterative scan so that filters after the index scan (status, revision, domain, model) still
- * return `limit` rows instead of fewer.
+ * A nearest-neighbour search in two steps, so that the HNSW index always serves it whatever the planner
+ * thinks of the joins: `nn` asks the chunk table alone for the `candidates` chunks of the space nearest to
+ * the query (`order by` the distance, which only the index answers fast), then `outer` joins and filters
+ * them (live source at its current revision, domain …) and keeps the `limit` nearest. When the filters left
+ * fewer than `limit` and the index had more to give, it asks again for eight times as many candidates, up
+ * to MAX_CANDIDATES. The query vector is sent (and parsed) once.
+ *
+ * `columns` are the chunk columns the outer query reads from `nn` (never the embedding); `outer.select` is
+ * its select list (with `nn.distance`), `outer.from` what follows `from nn` (joins and `where`).
  */
-async function knn<T extends object>(manager: EntityManager, sql: string, params: unknown[]): Promise<T[]> {
-  return manager.transactional(async (tx) => {
-    await tx.execute(`set local hnsw.ef_search = ${EF_SEARCH}`, [], 'run')
-    if (await hasIterativeScan(tx))
-      await tx.execute(`set local hnsw.iterative_scan = relaxed_order`, [], 'run')
-    return tx.execute<T[]>(sql, params)
-  })
+async function knn<T extends object>(
+  manager: EntityManager,
+  kind: SourceKind,
+  query: { vector: string; space: string; limit: number },
+  columns: string,
+  outer: { select: string; from: string; params: unknown[] },
+): Promise<T[]> {
+  const { table } = CHUNK_TABLES[kind]
+  for (let candidates = query.limit * OVERFETCH; ; candidates = Math.min(MAX_CANDIDATES, candidates * 8)) {
+    const rows = await manager.transactional(async (tx) => {
+      await tx.execute(
+        `set local hnsw.ef_search = ${Math.min(MAX_EF_SEARCH, Math.max(EF_SEARCH, candidates))}`,
+        [],
+        'run',
+      )
+      if (await hasIterativeScan(tx))
+        await tx.execute(`set local hnsw.iterative_scan = relaxed_order`, [], 'run')
+      return tx.execute<(T & { candidates: string })[]>(
+        `with nn as materialized (
+           select ${columns}, embedding <=> ?::vector as distance
+             from ${table} where model = ? order by distance limit ?)
+         select ${outer.select}, (select count(*) from nn) as candidates
+           from nn ${outer.from}
+          order by nn.distance limit ?`,
+        [query.vector, query.space, candidates, ...outer.params, query.limit],
+      )
+    })
+    const exhausted = rows.length > 0 && Number(rows[0]!.candidates) < candidates
+    if (rows.length >= query.limit || exhausted || candidates >= MAX_CANDIDATES) {
+      return rows.map(({ candidates: _, ...row }) => row as unknown as T)
+    }
+  }
 }
 
 let iterativeScan: boolean | undefined
@@ -310,19 +350,21 @@ export async function searchTermChunks(
   manager: EntityManager,
   query: { vector: string; space: string; limit: number; domain: string | null },
 ): Promise<TermChunkHit[]> {
-  const params: unknown[] = [query.vector, query.space]
+  const params: unknown[] = []
   let domain = ''
   if (query.domain) {
     domain = ` and exists (select 1 from term_domains td join domains d on d.id = td.domain_id
                             where td.term_id = t.id and d.key = ?)`
     params.push(query.domain)
   }
-  params.push(query.vector, query.limit)
-  return knn<TermChunkHit>(
-    manager,
-    `${TERM_HIT_SELECT} where ${TERM_LIVE}${domain} order by c.embedding <=> ?::vector limit ?`,
+  return knn<TermChunkHit>(manager, 'term', query, 'id, term_id, revision, source_field, content', {
+    select: `nn.id, nn.term_id, nn.revision, nn.source_field, nn.content, nn.distance,
+               r.content as content_json, t.status, t.updated_at`,
+    from: `join terms t on t.id = nn.term_id and t.revision = nn.revision
+             join term_revisions r on r.term_id = t.id and r.revision = t.revision
+            where t.deleted_at is null and t.status <> 'merged'${domain}`,
     params,
-  )
+  })
 }
 
 /** The chunks of the given terms (exact name matches), nearest first within each term. */
@@ -373,21 +415,24 @@ export async function searchWikiChunks(
   manager: EntityManager,
   query: { vector: string; space: string; limit: number; domain: string | null },
 ): Promise<WikiChunkHit[]> {
-  const params: unknown[] = [query.vector, query.space]
+  const params: unknown[] = []
   let domain = ''
   if (query.domain) {
     domain = ' and ? = any(p.domain)'
     params.push(query.domain)
   }
-  params.push(query.vector, query.limit)
   return knn<WikiChunkHit>(
     manager,
-    `select c.id, c.page_id, p.slug, p.title, p.domain, c.revision, c.start_offset, c.end_offset, c.content,
-            c.embedding <=> ?::vector as distance, p.updated_at
-       from wiki_chunks c join wiki_pages p on p.id = c.page_id and p.revision = c.revision
-      where p.status = 'published' and p.deleted_at is null and c.model = ?${domain}
-      order by c.embedding <=> ?::vector limit ?`,
-    params,
+    'wiki',
+    query,
+    'id, page_id, revision, start_offset, end_offset, content',
+    {
+      select: `nn.id, nn.page_id, p.slug, p.title, p.domain, nn.revision, nn.start_offset, nn.end_offset,
+               nn.content, nn.distance, p.updated_at`,
+      from: `join wiki_pages p on p.id = nn.page_id and p.revision = nn.revision
+            where p.status = 'published' and p.deleted_at is null${domain}`,
+      params,
+    },
   )
 }
 
@@ -418,7 +463,7 @@ export async function searchMeetingChunks(
     to: Date | null
   },
 ): Promise<MeetingChunkHit[]> {
-  const params: unknown[] = [query.vector, query.space]
+  const params: unknown[] = []
   const where: string[] = []
   if (query.domain) {
     where.push('? = any(m.domain)')
@@ -436,15 +481,18 @@ export async function searchMeetingChunks(
     where.push('m.meeting_date <= ?')
     params.push(query.to.toISOString())
   }
-  params.push(query.vector, query.limit)
   return knn<MeetingChunkHit>(
     manager,
-    `select c.id, c.meeting_id, m.title, m.meeting_date, m.team, m.domain, c.revision, c.start_offset,
-            c.end_offset, c.content, c.embedding <=> ?::vector as distance
-       from meeting_chunks c join meetings m on m.id = c.meeting_id and m.revision = c.revision
-      where m.status = 'active' and c.model = ?${where.map((w) => ` and ${w}`).join('')}
-      order by c.embedding <=> ?::vector limit ?`,
-    params,
+    'meeting',
+    query,
+    'id, meeting_id, revision, start_offset, end_offset, content',
+    {
+      select: `nn.id, nn.meeting_id, m.title, m.meeting_date, m.team, m.domain, nn.revision, nn.start_offset,
+               nn.end_offset, nn.content, nn.distance`,
+      from: `join meetings m on m.id = nn.meeting_id and m.revision = nn.revision
+            where m.status = 'active'${where.map((w) => ` and ${w}`).join('')}`,
+      params,
+    },
   )
 }
 

@@ -137,6 +137,30 @@ describe('indexing and term search', () => {
     expect(res.text).not.toContain(SECRET)
   })
 
+  it('filters after the index scan still fill topK: the search asks the index again for more candidates', async () => {
+    const res = await dispatch('/domains', {
+      headers: admin.sessionHeaders,
+      body: { key: 'far-zoo', nameKo: '먼 동물원', nameEn: 'Far zoo' },
+    })
+    expect(res.status, await res.clone().text()).toBe(201)
+    // Eight terms nearer to the query than the one of the domain: with topK 1 the index is first asked for
+    // OVERFETCH (4) candidates, none of them in the domain.
+    for (let i = 0; i < 8; i++) {
+      await createTerm({ name: `Walrus Herd ${i}`, definition: 'walrus tusks walrus herd walrus' })
+    }
+    const far = await createTerm({
+      name: 'Distant Okapi',
+      domains: ['far-zoo'],
+      definition: 'okapi forest walrus',
+    })
+    await drain()
+    const all = await search('/rag/search', { query: 'walrus tusks herd', topK: 4 })
+    expect(all.json.items.map((i: { termId: string }) => i.termId)).not.toContain(far.id)
+    const res2 = await search('/rag/search', { query: 'walrus tusks herd', topK: 1, domain: 'far-zoo' })
+    expect(res2.status, res2.text).toBe(200)
+    expect(res2.json.items.map((i: { termId: string }) => i.termId)).toEqual([far.id])
+  })
+
   it('a new revision replaces the chunks; a row of an older revision is skipped, never indexed over the newer', async () => {
     const term = await createTerm({ name: 'Revised Term', definition: 'first words alpha' })
     await drain()
