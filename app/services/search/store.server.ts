@@ -247,10 +247,10 @@ export async function reuseEmbeddings(
 // ── KNN ─────────────────────────────────────────────────────────────────────────────────────────────────
 
 /**
- * HNSW search breadth (`hnsw.ef_search`). Placeholder until the benchmark (bench/rag-search.bench.ts,
- * decision 016 "Speed") validates it.
+ * HNSW search breadth (`hnsw.ef_search`; at least the candidates asked for). Placeholder until the benchmark
+ * (bench/rag-search.bench.ts, decision 016 "Speed") validates it; an object so the benchmark can sweep it.
  */
-export const EF_SEARCH = 100
+export const HNSW_SEARCH = { efSearch: 100 }
 
 /** Nearest chunks asked of the index per wanted result: the live-source filters after it drop some. */
 export const OVERFETCH = 4
@@ -283,7 +283,7 @@ async function knn<T extends object>(
   for (let candidates = query.limit * OVERFETCH; ; candidates = Math.min(MAX_CANDIDATES, candidates * 8)) {
     const rows = await manager.transactional(async (tx) => {
       await tx.execute(
-        `set local hnsw.ef_search = ${Math.min(MAX_EF_SEARCH, Math.max(EF_SEARCH, candidates))}`,
+        `set local hnsw.ef_search = ${Math.min(MAX_EF_SEARCH, Math.max(HNSW_SEARCH.efSearch, candidates))}`,
         [],
         'run',
       )
