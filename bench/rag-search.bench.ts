@@ -280,7 +280,7 @@ if (run('reindex')) {
   await em().execute('delete from terms')
   const standIn = await startStandIn()
   await updateRagConfig({
-    input: { embeddingBaseUrl: standIn.url, embeddingModel: 'text-embed-small' },
+    input: { enabled: true, embeddingBaseUrl: standIn.url, embeddingModel: 'text-embed-small' },
     actorId: userId,
   })
   await em().execute('delete from rag_index_queue')
