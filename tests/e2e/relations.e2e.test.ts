@@ -162,6 +162,8 @@ describe('wiki and meeting records in Chromium', () => {
     const page = await context.newPage()
     await page.goto('/meetings')
     await page.getByRole('link', { name: 'Gateway review 2024-03' }).click()
+    // The page streams: wait for the whole document, or the record's text may be read half-parsed (it was, in CI).
+    await page.waitForURL((url) => /^\/meetings\/[^/]+$/.test(url.pathname))
     expect(await page.getByRole('note').innerText()).toMatch(/not current policy/)
     expect(await page.locator('pre.original').innerText()).toContain('<script>alert(1)</script>')
     await page.getByRole('button', { name: 'Archive' }).click()
