@@ -12,6 +12,7 @@ import { Migration20261121000900_index_queue_action } from './Migration202611210
 import { Migration20261123000100_credentials_notify } from './Migration20261123000100_credentials_notify.ts'
 import { Migration20261123001000_rag } from './Migration20261123001000_rag.ts'
 import { Migration20261123002000_sso } from './Migration20261123002000_sso.ts'
+import { Migration20261123003000_glossary_notify } from './Migration20261123003000_glossary_notify.ts'
 
 /**
  * Every migration in order. Listed explicitly rather than found on disk so that the bundled server build,
@@ -34,4 +35,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261123000100_credentials_notify', class: Migration20261123000100_credentials_notify },
   { name: 'Migration20261123001000_rag', class: Migration20261123001000_rag },
   { name: 'Migration20261123002000_sso', class: Migration20261123002000_sso },
+  { name: 'Migration20261123003000_glossary_notify', class: Migration20261123003000_glossary_notify },
 ]

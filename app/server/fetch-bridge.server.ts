@@ -83,13 +83,16 @@ export async function sendFetchResponse(
   })
   const cookies = response.headers.getSetCookie()
   if (cookies.length) res.setHeader('Set-Cookie', cookies)
-  if (req.method === 'HEAD' || !response.body) {
+  // A held text is checked first: asking a held response for its `body` would build the stream it avoids.
+  const held = heldResponseBody(response)
+  if (req.method === 'HEAD' || (held === undefined && !response.body)) {
     res.end()
     return
   }
-  const held = heldResponseBody(response)
   if (held !== undefined) {
-    res.end(held)
+    // Encoded once here: `res.end(text)` measures the text's UTF-8 length for Content-Length and then encodes it,
+    // two passes over a large answer.
+    res.end(Buffer.from(held, 'utf8'))
     return
   }
   await pipeline(Readable.fromWeb(response.body as NodeReadableStream<Uint8Array>), res).catch(

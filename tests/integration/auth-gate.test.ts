@@ -76,7 +76,7 @@ describe('the auth gate', () => {
     expect(res.status).toBe(200)
     expect(await res.json()).toEqual({ via: 'key', id: user.id })
     const prefix = read.authorization!.slice('Bearer glk_'.length, 'Bearer glk_'.length + 8)
-    // The use is written after the answer, within a second; flushing writes it now.
+    // The use is written after the answer, within ten seconds; flushing writes it now.
     await flushKeyUses()
     const key = await em().findOneOrFail(ApiKey, { prefix })
     expect(key.lastUsedAt).toBeInstanceOf(Date)

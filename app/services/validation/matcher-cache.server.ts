@@ -4,7 +4,7 @@ import { compileNotationsOffThread, onCompileFallback } from '#app/services/matc
 import { matcherFromCompiled, type Matcher, type MatcherEntry } from '#app/services/matching/matcher.ts'
 import { onGlossaryChanged } from '#app/services/terms/events.server.ts'
 import { readGlossaryVersion } from '#app/services/terms/store.server.ts'
-import { em } from '#db/orm.ts'
+import { em, observesCommittedChanges, onCommittedChange } from '#db/orm.ts'
 import type { NotationKind, TermStatus } from '#domain/terms.ts'
 
 /**
@@ -18,7 +18,10 @@ import type { NotationKind, TermStatus } from '#domain/terms.ts'
  *   then answers with the snapshot it has, saying which glossary version that is.
  * - After a local save commits, `onGlossaryChanged` schedules a background rebuild (coalesced: saves during a
  *   build cause exactly one more build). Other processes' saves are noticed through the glossary version
- *   counter, read at most once per second, in the background, when a request uses the cache.
+ *   counter, read at most once per second, in the background, when a request uses the cache. On the embedded
+ *   database no other process writes, and a trigger's `glossary_changed` notification at commit says when
+ *   the counter moved (a save of this process that did not go through `onGlossaryChanged`), so the counter is
+ *   read only then: a query a second on the web thread put 2–4 ms stalls into lookups.
  */
 
 export interface TermRef {
@@ -173,12 +176,20 @@ export class MatcherCache {
   private scheduled = false
   private lastCheck = 0
   private checking = false
+  /** A committed change was notified (embedded database) and the counter was not read since. */
+  private changeNotified = false
 
   /** The current snapshot; waits only when none was ever built in this process. */
   async get(): Promise<MatcherSnapshot> {
     if (!this.current) return this.building ?? this.rebuild()
-    this.checkVersionSoon()
+    if (this.changeNotified || !observesCommittedChanges()) this.checkVersionSoon()
     return this.current
+  }
+
+  /** The glossary version moved in a committed transaction (or the database closed): read it on next use. */
+  noteCommittedChange(): void {
+    this.changeNotified = true
+    this.lastCheck = 0
   }
 
   /**
@@ -235,6 +246,7 @@ export class MatcherCache {
     this.current = undefined
     this.dirty = false
     this.lastCheck = 0
+    this.changeNotified = false
   }
 
   private rebuild(): Promise<MatcherSnapshot> {
@@ -267,6 +279,7 @@ export class MatcherCache {
     if (this.checking || now - this.lastCheck < VERSION_CHECK_INTERVAL_MS) return
     this.lastCheck = now
     this.checking = true
+    this.changeNotified = false
     readGlossaryVersion(em())
       .then((version) => {
         if (this.current && version !== this.current.version) this.invalidate()
@@ -303,3 +316,4 @@ onCompileFallback((err) =>
   log().warn({ err }, 'matcher compiler thread unavailable; compiling on the main thread'),
 )
 onGlossaryChanged(() => matcherCache.invalidate())
+onCommittedChange('glossary_changed', () => matcherCache.noteCommittedChange())

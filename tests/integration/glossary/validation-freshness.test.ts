@@ -89,4 +89,17 @@ describe('validation right after a save', () => {
     expect(snapshot.version).toBeGreaterThan(before!.version)
     expect(snapshot.byKey.has('warmbit')).toBe(true)
   })
+
+  it('on the embedded database, learns of a save made outside the app at its commit, without polling', async () => {
+    const before = await matcherCache.whenIdle()
+    await createTerm({ name: 'Notice Term' })
+    await matcherCache.whenIdle()
+    const [{ id }] = await em().execute<{ id: string }[]>(`select id from terms where name = 'Notice Term'`)
+    // A save that bypasses the in-process event: only the trigger's `glossary_changed` notification tells.
+    await saveInAnotherProcess(id, 'Noticebit')
+    await matcherCache.get()
+    const after = await matcherCache.whenIdle()
+    expect(after!.version).toBeGreaterThan(before!.version)
+    expect(after!.byKey.has('noticebit')).toBe(true)
+  })
 })
