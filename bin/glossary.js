@@ -106,8 +106,10 @@ async function main() {
   }
 }
 
+/** Failures that describe the operator's situation, not a fault of the program: their message says it all. */
+const OPERATOR_ERRORS = new Set(['PendingMigrationsError', 'DataDirInUseError'])
+
 main().catch((error) => {
-  const message =
-    error && error.name === 'PendingMigrationsError' ? error.message : error?.stack || String(error)
+  const message = OPERATOR_ERRORS.has(error?.name) ? error.message : error?.stack || String(error)
   fail(message)
 })

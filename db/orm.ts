@@ -29,9 +29,10 @@ export interface Db {
 
 /**
  * Channels the schema's triggers notify on commit (migrations: `credentials_changed` when an API key or a user
- * changes). The embedded database listens to all of them from the moment it opens.
+ * changes, `glossary_changed` when the glossary version moves). The embedded database listens to all of them
+ * from the moment it opens.
  */
-export const CHANGE_CHANNELS = ['credentials_changed'] as const
+export const CHANGE_CHANNELS = ['credentials_changed', 'glossary_changed'] as const
 export type ChangeChannel = (typeof CHANGE_CHANNELS)[number]
 
 const changeListeners = new Map<ChangeChannel, Set<() => void>>()
@@ -79,6 +80,11 @@ export function embeddedDataPath(dataDir: string): string {
   return path.join(dataDir, 'db')
 }
 
+/** Another live process holds the embedded database: an operator's situation, reported without a stack. */
+export class DataDirInUseError extends Error {
+  override name = 'DataDirInUseError'
+}
+
 /**
  * Opens the embedded database with the extensions the schema needs. An on-disk database is locked to this
  * process (PGlite is single-process: a second writer would corrupt it); the lock goes with `closeDb()`.
@@ -113,7 +119,7 @@ function lockDataDir(dataPath: string): void {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
       const pid = Number(fs.readFileSync(file, 'utf8'))
       if (pid && pid !== process.pid && isAlive(pid)) {
-        throw new Error(
+        throw new DataDirInUseError(
           `The embedded database in ${dataPath} is in use by another glossary process (pid ${pid}). ` +
             'Stop it first, or set DATABASE_URL to share a PostgreSQL server between processes.',
         )
