@@ -3,8 +3,10 @@
  *
  * 1. `search`: vector search at CHUNKS chunks (default 100,000; 1536-d, clustered non-uniform vectors, see
  *    rag-data.ts): loading them (binary COPY) and building the HNSW index after the load; recall@10 against an
- *    exact scan and p50/p95 of the search store's statement for several `hnsw.ef_search` values; p50/p95 and
- *    recall of `POST /rag/search` through the dispatcher with a provider on 127.0.0.1 that answers at once.
+ *    exact scan and p50/p95 of the search store's statement for several `hnsw.ef_search` values (EF=40,64,…);
+ *    p50/p95 and recall@10 of `POST /rag/search` over HTTP, timed by a client in its own process, with a
+ *    provider on 127.0.0.1 that answers at once with each query's vector (drawn like the chunks' vectors, so
+ *    the request's answer and the exact scan are in the same space).
  * 2. `load`: rows/s inserting into a table that has the HNSW index vs inserting without it and building the
  *    index after (LOAD_ROWS rows each).
  * 3. `reindex`: chunks/s of a reindex of TERMS terms (default 10,000) through the in-process claim loop with
@@ -12,15 +14,20 @@
  *
  * Run: `npx tsx bench/rag-search.bench.ts [search] [load] [reindex]` (all three without arguments;
  * CHUNKS=20000 TERMS=2000 for a quicker look). RAG_BENCH_DIR=/some/dir keeps the database on disk there (as
- * `glossary start` does) and reuses its loaded chunks and index on the next run of `search`.
+ * `glossary start` does) and reuses its loaded chunks and index on the next run of `search` (its chunks are in
+ * the space of the provider's address, so the stand-in listens on the port stored there again).
  */
+import { execFile } from 'node:child_process'
 import crypto from 'node:crypto'
+import fs from 'node:fs'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import os from 'node:os'
+import path from 'node:path'
+import { promisify } from 'node:util'
 import { parseConfig, setConfig } from '../app/lib/config.server.ts'
 import { openBenchDatabase } from './bench-db.ts'
-import { copyTermChunks, vectorLiteral, vectorStream, TOPICS } from './rag-data.ts'
+import { copyTermChunks, textVector, vectorLiteral, vectorStream } from './rag-data.ts'
 import { benchEnv, percentile } from './support.ts'
 
 setConfig(parseConfig(benchEnv()))
@@ -28,6 +35,7 @@ const CHUNKS = Number(process.env.CHUNKS ?? 100_000)
 const TERMS = Number(process.env.TERMS ?? 10_000)
 const LOAD_ROWS = Number(process.env.LOAD_ROWS ?? 2_000)
 const QUERIES = 200
+const WARMUP = 20
 const TRUTH = 50
 const parts = process.argv.slice(2)
 const run = (part: string) => parts.length === 0 || parts.includes(part)
@@ -40,9 +48,9 @@ const load = () =>
 const { userId, auth } = await openBenchDatabase({ dataDir: process.env.RAG_BENCH_DIR })
 const { em, getDb, closeDb } = await import('../db/orm.ts')
 const { handleApiRequest } = await import('../app/api/handler.server.ts')
+const { createHttpApp } = await import('../app/server/http.server.ts')
 const { updateRagConfig } = await import('../app/services/search/config.server.ts')
 const { HNSW_SEARCH, searchTermChunks } = await import('../app/services/search/store.server.ts')
-const { startStandIn } = await import('../tests/provider-stand-in.ts')
 console.log(`cpus ${os.cpus().length}, load average at start ${load()}`)
 
 async function insertTerms(count: number, prefix: string): Promise<string[]> {
@@ -81,28 +89,65 @@ async function insertTerms(count: number, prefix: string): Promise<string[]> {
   return ids
 }
 
-// ── 1. Vector search at CHUNKS chunks ────────────────────────────────────────────────────────────────────
-if (run('search')) {
-  // An instant provider: answers each query text with its prepared vector.
-  const queryVectors = new Map<string, number[]>()
-  const instant = http.createServer((req, res) => {
+/**
+ * A provider on 127.0.0.1 that answers at once (alpha-compatible `POST /embeddings`), each text with
+ * `vectorOf(text)`: dense, realistic vectors, unlike the test stand-in's sparse hashed words, whose zeros
+ * pgvector's text parse reads much faster than real embeddings.
+ */
+async function startInstantProvider(vectorOf: (text: string) => readonly number[], port = 0) {
+  const server = http.createServer((req, res) => {
     let raw = ''
     req.on('data', (c) => (raw += c))
     req.on('end', () => {
       const input = JSON.parse(raw).input as string[]
       res.writeHead(200, { 'content-type': 'application/json' })
-      res.end(
-        JSON.stringify({
-          data: input.map((t, index) => ({ index, embedding: queryVectors.get(t) ?? TOPICS[0] })),
-        }),
-      )
+      res.end(JSON.stringify({ data: input.map((t, index) => ({ index, embedding: vectorOf(t) })) }))
     })
   })
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  }
+}
+
+/**
+ * Measures the embedded database's time per kind of statement (its first words) around every query this
+ * process sends, until `stop()`: where a request's or the pipeline's time goes.
+ */
+function timeStatements() {
+  const stats = new Map<string, { ms: number; calls: number }>()
+  const pglite = getDb().pglite!
+  const query = pglite.query.bind(pglite)
+  pglite.query = (async (sql: string, params?: unknown[], options?: object) => {
+    const t0 = performance.now()
+    try {
+      return await query(sql, params, options)
+    } finally {
+      const key = sql.replace(/\s+/g, ' ').trim().slice(0, 70)
+      const entry = stats.get(key) ?? { ms: 0, calls: 0 }
+      entry.ms += performance.now() - t0
+      entry.calls++
+      stats.set(key, entry)
+    }
+  }) as typeof pglite.query
+  return {
+    top: (n: number) => [...stats].sort((a, b) => b[1].ms - a[1].ms).slice(0, n),
+    stop: () => {
+      pglite.query = query
+    },
+  }
+}
+
+// ── 1. Vector search at CHUNKS chunks ────────────────────────────────────────────────────────────────────
+if (run('search')) {
+  // The provider answers each query text with its prepared vector (drawn like the chunks' vectors).
+  const queryVectors = new Map<string, number[]>()
   // A reused database keeps its chunks in the space of the provider's address: listen on the same port.
   const [stored] = await em().execute<{ url: string }[]>(`select embedding_base_url as url from rag_config`)
   const storedPort = Number(/^http:\/\/127\.0\.0\.1:(\d+)\/v1$/.exec(stored?.url ?? '')?.[1] ?? 0)
-  await new Promise<void>((resolve) => instant.listen(storedPort, '127.0.0.1', resolve))
-  const instantUrl = `http://127.0.0.1:${(instant.address() as AddressInfo).port}/v1`
+  const instant = await startInstantProvider((text) => queryVectors.get(text) ?? textVector(text), storedPort)
+  const instantUrl = instant.url
   await updateRagConfig({
     input: { enabled: true, embeddingBaseUrl: instantUrl, embeddingModel: 'bench-embed', topK: 10 },
     actorId: userId,
@@ -133,7 +178,7 @@ if (run('search')) {
         chunkIndex: (start + k) % 5,
         vector: next(),
       }))
-      await copyTermChunks(getDb().pglite!, space, batch)
+      await copyTermChunks(space, batch)
     }
     const loadSeconds = (performance.now() - started) / 1000
     started = performance.now()
@@ -202,29 +247,60 @@ if (run('search')) {
   }
   HNSW_SEARCH.efSearch = chosen
 
-  const searchTimes: number[] = []
-  let searchHit = 0
-  for (let round = 0; round < 2; round++) {
-    for (const q of queries) {
-      const started = performance.now()
-      const res = await handleApiRequest(
-        new Request('http://internal/api/v1/rag/search', {
-          method: 'POST',
-          headers: auth,
-          body: JSON.stringify({ query: q }),
-        }),
-        { requestId: 'bench', ip: '127.0.0.1', isHttps: false },
-      )
-      const body = (await res.json()) as { items: { id: string }[] }
-      if (round === 1) searchTimes.push(performance.now() - started)
-      if (round === 1 && truth.has(q))
-        searchHit += body.items.filter((i) => truth.get(q)!.includes(i.id)).length
-    }
-  }
-  console.log(
-    `POST /rag/search at ${CHUNKS.toLocaleString('en')} chunks (ef_search ${chosen}): p50 ${percentile(searchTimes, 50).toFixed(1)} ms, p95 ${percentile(searchTimes, 95).toFixed(1)} ms, recall@10 ${(searchHit / (truth.size * 10)).toFixed(3)} (load ${load()})`,
+  // POST /rag/search over HTTP, timed from a client in its own process (bench/post-client.mjs), to the last
+  // byte of each answer: the QUERIES queries after WARMUP untimed ones (other texts, so no answer is cached
+  // anywhere), a short pause between. Recall of the answers against the exact truth of the first TRUTH.
+  const warmupTexts = Array.from({ length: WARMUP }, (_, i) => {
+    const text = `warm-up ${i}`
+    queryVectors.set(text, nextQuery())
+    return text
+  })
+  const server = createHttpApp().listen(0, '127.0.0.1')
+  await new Promise<void>((resolve) => server.once('listening', resolve))
+  const bodyFile = path.join(os.tmpdir(), `rag-bench-${process.pid}.ndjson`)
+  fs.writeFileSync(
+    bodyFile,
+    [...warmupTexts, ...queries].map((query) => JSON.stringify({ query })).join('\n'),
   )
-  instant.close()
+  let client: { times: number[]; warmupTimes: number[]; answers: { items: { id: string }[] }[] }
+  const statements = timeStatements()
+  try {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [
+        path.join(import.meta.dirname, 'post-client.mjs'),
+        `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/rag/search`,
+        JSON.stringify(auth),
+        bodyFile,
+        String(queries.length),
+        '20',
+        String(WARMUP),
+        '1',
+      ],
+      { maxBuffer: 64 * 1024 * 1024 },
+    )
+    client = JSON.parse(stdout) as typeof client
+  } finally {
+    statements.stop()
+    fs.rmSync(bodyFile)
+    await new Promise((resolve) => server.close(resolve))
+  }
+  let searchHit = 0
+  queries.forEach((q, i) => {
+    const ids = truth.get(q)
+    if (ids) searchHit += client.answers[i]!.items.filter((item) => ids.includes(item.id)).length
+  })
+  console.log(
+    `POST /rag/search over HTTP at ${CHUNKS.toLocaleString('en')} chunks (ef_search ${chosen}, client in its own process, ${queries.length} requests after ${WARMUP} untimed): ` +
+      `p50 ${percentile(client.times, 50).toFixed(1)} ms, p95 ${percentile(client.times, 95).toFixed(1)} ms, max ${Math.max(...client.times).toFixed(1)} ms, ` +
+      `recall@10 ${(searchHit / (truth.size * 10)).toFixed(3)} (warm-up p50 ${percentile(client.warmupTimes, 50).toFixed(1)} ms; load ${load()})`,
+  )
+  const requests = WARMUP + queries.length
+  console.log('  database time per request, by statement (top 6):')
+  for (const [sql, { ms, calls }] of statements.top(6)) {
+    console.log(`    ${(ms / requests).toFixed(2)} ms (${calls} calls in ${requests} requests): ${sql}`)
+  }
+  await instant.close()
 }
 
 // ── 2. Inserting into an indexed table vs building after ────────────────────────────────────────────────
@@ -278,41 +354,64 @@ if (run('reindex')) {
   await em().execute('delete from term_chunks')
   await em().execute('delete from term_revisions')
   await em().execute('delete from terms')
-  const standIn = await startStandIn()
+  const provider = await startInstantProvider(textVector)
   await updateRagConfig({
-    input: { enabled: true, embeddingBaseUrl: standIn.url, embeddingModel: 'text-embed-small' },
+    input: { enabled: true, embeddingBaseUrl: provider.url, embeddingModel: 'bench-embed' },
     actorId: userId,
   })
   await em().execute('delete from rag_index_queue')
   await insertTerms(TERMS, 'Indexed Term')
 
-  async function listTermsTimes(durationMs: number): Promise<number[]> {
+  /**
+   * Times `GET /terms` (first page) every 250 ms until `until()` says stop: a user's pace rather than a flood,
+   * so the sampling itself takes little from the reindex it watches (each call is ~10 ms of the database).
+   */
+  async function listTermsTimes(until: () => boolean): Promise<number[]> {
     const times: number[] = []
-    const end = performance.now() + durationMs
-    while (performance.now() < end) {
+    while (!until()) {
       const started = performance.now()
       const res = await handleApiRequest(
         new Request('http://internal/api/v1/terms?pageSize=20', { headers: auth }),
-        {
-          requestId: 'bench',
-          ip: '127.0.0.1',
-          isHttps: false,
-        },
+        { requestId: 'bench', ip: '127.0.0.1', isHttps: false },
       )
       await res.text()
       times.push(performance.now() - started)
-      await new Promise((resolve) => setTimeout(resolve, 20))
+      await new Promise((resolve) => setTimeout(resolve, 250))
     }
     return times
   }
-  const idle = await listTermsTimes(5_000)
+  const forMs = (ms: number) => {
+    const end = performance.now() + ms
+    return () => performance.now() >= end
+  }
+  await listTermsTimes(forMs(3_000)) // untimed: the first calls compile the code and fill the caches
+  const idle = await listTermsTimes(forMs(30_000))
+
+  // Where the time goes: wall time per stage, and the embedded database's time per kind of statement (each
+  // statement's first words), measured around every query the process sends.
+  const { FLOW } = await import('../pipeline/flow.ts')
+  const stageMs = new Map<string, number>()
+  for (const stage of FLOW) {
+    const original = stage.run.bind(stage)
+    stage.run = async (row, settings) => {
+      const t0 = performance.now()
+      try {
+        return await original(row, settings)
+      } finally {
+        stageMs.set(stage.name, (stageMs.get(stage.name) ?? 0) + performance.now() - t0)
+      }
+    }
+  }
+  const statements = timeStatements()
 
   const { reindexAll } = await import('../app/services/search/config.server.ts')
   const { claimLoop } = await import('../pipeline/index-loop.ts')
   await reindexAll()
   const started = performance.now()
+  const cpuStarted = process.cpuUsage()
   const loop = claimLoop({ idleMs: 100 })
-  const busyTimesPromise = listTermsTimes(15_000)
+  let finished = false
+  const busyTimesPromise = listTermsTimes(() => finished)
   let remaining = TERMS
   while (remaining > 0) {
     await new Promise((resolve) => setTimeout(resolve, 500))
@@ -322,17 +421,36 @@ if (run('reindex')) {
     remaining = Number(n)
   }
   const seconds = (performance.now() - started) / 1000
+  const cpu = process.cpuUsage(cpuStarted)
+  finished = true
   await loop.stop()
   const busy = await busyTimesPromise
+  statements.stop()
+  const after = await listTermsTimes(forMs(30_000))
   const [{ chunks }] = await em().execute<{ chunks: string }[]>('select count(*) as chunks from term_chunks')
   console.log(
-    `reindex of ${TERMS.toLocaleString('en')} terms: ${Number(chunks).toLocaleString('en')} chunks in ${seconds.toFixed(1)} s = ${(Number(chunks) / seconds).toFixed(0)} chunks/s (${(TERMS / seconds).toFixed(0)} terms/s)`,
+    `reindex of ${TERMS.toLocaleString('en')} terms: ${Number(chunks).toLocaleString('en')} chunks in ${seconds.toFixed(1)} s = ${(Number(chunks) / seconds).toFixed(0)} chunks/s (${(TERMS / seconds).toFixed(0)} terms/s; load ${load()}); ` +
+      `this process's CPU ${((cpu.user + cpu.system) / 1000 / Number(chunks)).toFixed(1)} ms per chunk (less sensitive to the machine's load than the rate)`,
   )
+  const stat = (times: number[]) =>
+    `p95 ${percentile(times, 95).toFixed(1)} ms (p50 ${percentile(times, 50).toFixed(1)}, ${times.length} calls)`
   console.log(
-    `GET /terms p95: idle ${percentile(idle, 95).toFixed(1)} ms (p50 ${percentile(idle, 50).toFixed(1)}), during the reindex ${percentile(busy, 95).toFixed(1)} ms (p50 ${percentile(busy, 50).toFixed(1)}), ${busy.length} calls (load ${load()})`,
+    `GET /terms: idle before ${stat(idle)}; during the reindex ${stat(busy)}; idle after ${stat(after)}`,
   )
+  const wall = seconds * 1000
+  console.log(
+    `stages (wall time, share of the reindex): ${[...stageMs]
+      .map(([name, ms]) => `${name} ${(ms / 1000).toFixed(1)} s (${((100 * ms) / wall).toFixed(0)}%)`)
+      .join(', ')}`,
+  )
+  console.log('database time by statement (top 8; the GET /terms calls included):')
+  for (const [sql, { ms, calls }] of statements.top(8)) {
+    console.log(
+      `  ${(ms / 1000).toFixed(1)} s (${((100 * ms) / wall).toFixed(0)}%), ${calls} calls, ${(ms / calls).toFixed(2)} ms each: ${sql}`,
+    )
+  }
 
-  await standIn.close()
+  await provider.close()
 }
 
 const { stopCompileWorker } = await import('../app/services/matching/compile-worker.ts')

@@ -28,6 +28,11 @@ export function uuidArray(ids: readonly string[]): string {
   return `{${ids.join(',')}}`
 }
 
+/** A vector as pgvector's text form, for `?::vector` (every digit of each number, so nothing is lost before float4). */
+export function vectorLiteral(vector: readonly number[]): string {
+  return `[${vector.join(',')}]`
+}
+
 /** Escapes LIKE wildcards with `\` (PostgreSQL's default escape character for LIKE and ILIKE). */
 export function likeEscape(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`)

@@ -35,7 +35,7 @@ export const chunkStage: Stage = {
       writePending(
         tx,
         row.id,
-        drafts.map((d, i) => ({ ...d, chunkIndex: i, embedding: null })),
+        drafts.map((d, i) => ({ ...d, chunkIndex: i })),
       ),
     )
     return 'next'

@@ -1,6 +1,5 @@
 import { readPending, touch, writeEmbeddings } from '#app/services/index-queue/store.server.ts'
 import { embedderFor } from '#app/services/search/config.server.ts'
-import { vectorLiteral } from '#app/services/search/search.server.ts'
 import { reuseEmbeddings } from '#app/services/search/store.server.ts'
 import { em } from '#db/orm.ts'
 import type { Stage } from './stage.ts'
@@ -27,7 +26,7 @@ export const embedStage: Stage = {
       await writeEmbeddings(
         em(),
         row.id,
-        batch.map((c, k) => ({ chunkIndex: c.chunkIndex, embedding: vectorLiteral(vectors[k]!) })),
+        batch.map((c, k) => ({ chunkIndex: c.chunkIndex, vector: vectors[k]! })),
       )
       await touch(em(), row.id)
     }

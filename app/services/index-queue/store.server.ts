@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { IndexSourceType } from '#db/entities/index-queue.entity.ts'
 import type { IndexQueueAction } from '#domain/content.ts'
-import { textArray } from '#db/sql.ts'
+import { binaryCopyData, canCopyIn, copyIn, copyInt4, copyVector } from '#db/binary-copy.ts'
+import { textArray, vectorLiteral } from '#db/sql.ts'
 
 /**
  * The SQL of the worker's side of `rag_index_queue` (queue claiming, relaying, retries, stale rows) and of the
@@ -193,6 +194,52 @@ export async function dueRows(
   )
 }
 
+/** A failed row as the index status page lists it, with what names its source now. */
+export interface FailedRow {
+  id: string
+  source_type: IndexSourceType
+  source_id: string
+  revision: number
+  action: IndexQueueAction
+  attempts: number
+  error: string | null
+  finished_at: Date | string | null
+  /** The term's name, the page's or the meeting's title; null when the source is gone. */
+  title: string | null
+  /** The term's or the page's slug (meetings are addressed by id). */
+  slug: string | null
+  /** Whether the source has newer work queued or under way (the failure is already superseded). */
+  pending: boolean
+}
+
+/**
+ * The newest failed row of each source, newest first (older failed rows of a source are superseded by it and
+ * go when it is retried), at most `limit`; and how many sources have one.
+ */
+export async function selectFailedRows(
+  manager: EntityManager,
+  limit: number,
+): Promise<{ rows: FailedRow[]; total: number }> {
+  const newest = `select distinct on (source_type, source_id) *
+                    from rag_index_queue where status = 'failed'
+                   order by source_type, source_id, created_at desc, id desc`
+  const rows = await manager.execute<FailedRow[]>(
+    `select f.id, f.source_type, f.source_id, f.revision, f.action, f.attempts, f.error, f.finished_at,
+            coalesce(t.name, w.title, m.title) as title, coalesce(t.slug, w.slug) as slug,
+            exists (select 1 from rag_index_queue o where o.source_type = f.source_type and o.source_id = f.source_id
+                      and o.status in ('queued', 'processing')) as pending
+       from (${newest}) f
+       left join terms t on f.source_type = 'term' and t.id = f.source_id
+       left join wiki_pages w on f.source_type = 'wiki' and w.id = f.source_id
+       left join meetings m on f.source_type = 'meeting' and m.id = f.source_id
+      order by f.finished_at desc nulls last, f.id
+      limit ?`,
+    [limit],
+  )
+  const [count] = await manager.execute<{ n: string }[]>(`select count(*) as n from (${newest}) f`)
+  return { rows, total: Number(count?.n ?? 0) }
+}
+
 // ── Pending chunks ──────────────────────────────────────────────────────────────────────────────────────
 
 export interface PendingChunk {
@@ -203,8 +250,6 @@ export interface PendingChunk {
   content: string
   embedText: string
   contentHash: string
-  /** pgvector text form, once embedded. */
-  embedding: string | null
 }
 
 /** Replaces the row's pending chunks. */
@@ -246,7 +291,6 @@ interface PendingRow {
   content: string
   embed_text: string
   content_hash: string
-  embedding: string | null
 }
 
 /** The row's pending chunks (only those still without an embedding with `unembedded`). */
@@ -256,8 +300,7 @@ export async function readPending(
   options: { unembedded?: boolean } = {},
 ): Promise<PendingChunk[]> {
   const rows = await manager.execute<PendingRow[]>(
-    `select chunk_index, source_field, start_offset, end_offset, content, embed_text, content_hash,
-            embedding::text as embedding
+    `select chunk_index, source_field, start_offset, end_offset, content, embed_text, content_hash
        from rag_pending_chunks where queue_id = ?${options.unembedded ? ' and embedding is null' : ''}
       order by chunk_index`,
     [queueId],
@@ -270,7 +313,6 @@ export async function readPending(
     content: r.content,
     embedText: r.embed_text,
     contentHash: r.content_hash,
-    embedding: r.embedding,
   }))
 }
 
@@ -284,24 +326,50 @@ export async function countUnembedded(manager: EntityManager, queueId: string): 
 }
 
 /**
- * Stores embeddings of pending chunks (chunk index → pgvector text). Two parallel arrays rather than one JSON
- * document: pgvector parses the text once, and PGlite parses arrays about twice as fast as jsonb records.
+ * Stores the vectors of a row's pending chunks (chunk index → vector), in one short transaction. On the
+ * embedded database they travel in pgvector's binary form through a binary COPY into a session-local staging
+ * table, then one UPDATE moves them: pgvector's text parse costs ~3 ms per 1536-d vector in WASM, which bounded
+ * the reindex rate (decision 016 "Speed"). `on commit delete rows` empties the staging table at every commit,
+ * so a batch never sees another's rows and nothing piles up. PostgreSQL parses the text form fast, so it gets
+ * two parallel arrays (an `integer[]` and a `text[]` of vector literals; one statement, parsed once).
  */
 export async function writeEmbeddings(
-  tx: EntityManager,
+  manager: EntityManager,
   queueId: string,
-  embeddings: readonly { chunkIndex: number; embedding: string }[],
+  embeddings: readonly { chunkIndex: number; vector: readonly number[] }[],
 ): Promise<void> {
   if (embeddings.length === 0) return
-  await tx.execute(
-    `update rag_pending_chunks p set embedding = x.embedding::vector
-       from unnest(?::integer[], ?::text[]) as x(chunk_index, embedding)
-      where p.queue_id = ? and p.chunk_index = x.chunk_index`,
-    [
-      `{${embeddings.map((e) => e.chunkIndex).join(',')}}`,
-      textArray(embeddings.map((e) => e.embedding)),
-      queueId,
-    ],
-    'run',
-  )
+  if (!canCopyIn()) {
+    await manager.execute(
+      `update rag_pending_chunks p set embedding = x.embedding::vector
+         from unnest(?::integer[], ?::text[]) as x(chunk_index, embedding)
+        where p.queue_id = ? and p.chunk_index = x.chunk_index`,
+      [
+        `{${embeddings.map((e) => e.chunkIndex).join(',')}}`,
+        textArray(embeddings.map((e) => vectorLiteral(e.vector))),
+        queueId,
+      ],
+      'run',
+    )
+    return
+  }
+  await manager.transactional(async (tx) => {
+    await tx.execute(
+      `create temp table if not exists pending_embeddings_in (chunk_index integer not null, embedding vector not null)
+         on commit delete rows`,
+      [],
+      'run',
+    )
+    await copyIn(
+      tx,
+      'pending_embeddings_in (chunk_index, embedding)',
+      binaryCopyData(embeddings.map((e) => [copyInt4(e.chunkIndex), copyVector(e.vector)])),
+    )
+    await tx.execute(
+      `update rag_pending_chunks p set embedding = x.embedding from pending_embeddings_in x
+        where p.queue_id = ? and p.chunk_index = x.chunk_index`,
+      [queueId],
+      'run',
+    )
+  })
 }

@@ -10,6 +10,7 @@ import { RETRY, runRow } from '#pipeline/flow.ts'
 import { forgetRerankProbe } from '#pipeline/stages/rerank-check.ts'
 import { createApiKey, createTerm, createUser, type TestUser } from '#tests/factories.ts'
 import { dispatch } from '#tests/http.ts'
+import { drainIndexQueue } from '#tests/index-queue.ts'
 import { startStandIn, type StandIn } from '#tests/provider-stand-in.ts'
 import { useTestDb } from '#tests/setup/db.ts'
 
@@ -26,22 +27,7 @@ let readKey: Record<string, string>
 let provider: StandIn
 const SECRET = 'sk-pipeline-SECRET-42'
 
-/** Runs every due row through the flow in this process, as the claim loop does, until none is left. */
-async function drain(): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    const rows = await em().transactional((tx) => claimDue(tx, 20, ['index', 'remove']))
-    if (rows.length === 0) {
-      const [{ n }] = await em().execute<{ n: string }[]>(
-        `select count(*) as n from rag_index_queue where status = 'queued'`,
-      )
-      if (Number(n) === 0) return
-      await new Promise((resolve) => setTimeout(resolve, 20))
-      continue
-    }
-    for (const row of rows) await runRow({ rowId: row.id, revision: row.revision, attempt: row.attempts })
-  }
-  throw new Error('the queue did not drain')
-}
+const drain = drainIndexQueue
 
 async function search(path: string, body: Record<string, unknown>) {
   const res = await dispatch(path, { headers: readKey, body })
