@@ -84,6 +84,7 @@ function Header() {
             <Link to="/relations">{t('nav.relations')}</Link>
             <Link to="/wiki">{t('nav.wiki')}</Link>
             <Link to="/meetings">{t('nav.meetings')}</Link>
+            <Link to="/search">{t('nav.search')}</Link>
             {user.role === 'editor' || user.role === 'admin' ? (
               <>
                 <Link to="/candidates">{t('nav.candidates')}</Link>
@@ -98,6 +99,8 @@ function Header() {
             <Link to="/admin/audit">{t('nav.audit')}</Link>
             <Link to="/admin/sso">{t('nav.sso')}</Link>
             <Link to="/admin/settings">{t('nav.adminSettings')}</Link>
+            <Link to="/admin/search-settings">{t('nav.searchSettings')}</Link>
+            <Link to="/admin/search-index">{t('nav.searchIndex')}</Link>
           </>
         ) : null}
       </nav>

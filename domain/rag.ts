@@ -52,3 +52,7 @@ export const RAG_LIMITS = {
   queryMax: 20_000,
   customHeadersMax: 20,
 } as const
+
+/** Why search answers 503 `rag_not_ready` (its `details.reason`): switched off, no provider, a secret unreadable. */
+export const RAG_NOT_READY_REASONS = ['off', 'no_provider', 'secret_unreadable'] as const
+export type RagNotReadyReason = (typeof RAG_NOT_READY_REASONS)[number]

@@ -5,6 +5,7 @@
 import { commonEn, commonKo } from './messages/common.ts'
 import { contentEn, contentKo } from './messages/content.ts'
 import { identityEn, identityKo } from './messages/identity.ts'
+import { searchEn, searchKo } from './messages/search.ts'
 import { ssoEn, ssoKo } from './messages/sso.ts'
 import { shareEn, shareKo } from './messages/share.ts'
 import { termsEn, termsKo } from './messages/terms.ts'
@@ -13,7 +14,15 @@ export const LANGS = ['en', 'ko'] as const
 export type Lang = (typeof LANGS)[number]
 
 // One dictionary per area (app/lib/messages/*.ts), so features add their labels without touching each other.
-const en = { ...commonEn, ...contentEn, ...identityEn, ...ssoEn, ...termsEn, ...shareEn } as const
+const en = {
+  ...commonEn,
+  ...contentEn,
+  ...identityEn,
+  ...ssoEn,
+  ...termsEn,
+  ...shareEn,
+  ...searchEn,
+} as const
 
 export type MessageKey = keyof typeof en
 
@@ -24,6 +33,7 @@ const ko: Record<MessageKey, string> = {
   ...ssoKo,
   ...termsKo,
   ...shareKo,
+  ...searchKo,
 }
 
 const MESSAGES: Record<Lang, Record<MessageKey, string>> = { en, ko }

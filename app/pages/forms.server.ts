@@ -14,6 +14,8 @@ export interface FormFailure {
   formError?: string
   fieldErrors?: FieldErrors
   code?: string
+  /** The failure's other details (as the API would answer them), e.g. a provider failure's `failureClass`. */
+  details?: Record<string, unknown>
 }
 
 /** The first message of each field among a failure's problems (a validation error's `details.problems`). */
@@ -48,7 +50,10 @@ export function invalidForm<T extends object>(payload: T, status: 400 | 401 = 40
 
 /**
  * Runs a service call for a form; an expected failure (AppError) becomes the form's error message, with
- * `extra` (for example the submitted values, to fill the form again) merged into the answer.
+ * `extra` (for example the submitted values, to fill the form again) merged into the answer, and the
+ * failure's status. A failure of something behind the page (a 5xx code: the search provider failed, search is
+ * not ready) is answered 200 with its code: the page itself worked and says what failed, and a page never
+ * answers 5xx (decision 012).
  */
 export async function formAction<T>(
   fn: () => Promise<T>,
@@ -59,9 +64,17 @@ export async function formAction<T>(
   } catch (thrown) {
     const error = expectedError(thrown)
     if (error) {
+      const { problems: _problems, ...details } = error.details ?? {}
       return data<FormFailure>(
-        { ...extra, ok: false, formError: error.message, fieldErrors: problemsOf(error), code: error.code },
-        { status: error.status, headers: error.headers },
+        {
+          ...extra,
+          ok: false,
+          formError: error.message,
+          fieldErrors: problemsOf(error),
+          code: error.code,
+          ...(Object.keys(details).length ? { details } : {}),
+        },
+        { status: error.status >= 500 ? 200 : error.status, headers: error.headers },
       )
     }
     throw thrown

@@ -1,3 +1,4 @@
+import { AppError } from '#app/lib/errors.server.ts'
 import { boundedJson, OutboundError, type JsonAnswer } from '#app/lib/outbound.server.ts'
 import type { AiFailureClass } from '#domain/rag.ts'
 import { RETRYABLE_FAILURES } from '#domain/rag.ts'
@@ -56,6 +57,20 @@ export class ProviderError extends Error {
   get retryable(): boolean {
     return RETRYABLE_FAILURES.includes(this.failureClass)
   }
+}
+
+/**
+ * A provider failure as the API's 502 `rag_provider_error` (anything else is rethrown as it is): the message
+ * names the failure class, and `details.failureClass` carries it for the settings and search pages, which
+ * show it in the reader's language.
+ */
+export function throwProviderFailure(error: unknown, what: string): never {
+  if (error instanceof ProviderError) {
+    throw new AppError('rag_provider_error', `${what} (${error.failureClass}): ${error.message}`, {
+      details: { failureClass: error.failureClass },
+    })
+  }
+  throw error
 }
 
 /** Limits of one provider call. Embedding a batch of 64 chunks of 8000 characters answers ~64 × 1536 floats. */

@@ -67,25 +67,32 @@ export async function upsertQueued(
 /**
  * Puts `failed` rows back to `queued` (spec: "failed → full reindex after the connection is fixed → queued"),
  * one per source: the newest failed row of a source without a queued row is revived, the source's other
- * failed rows are deleted (a source has at most one queued row). Answers how many rows were revived.
+ * failed rows are deleted (a source has at most one queued row). `ids` limits it to the sources of those
+ * failed rows (the index status page's per-row retry) and revives only those rows; without it every failed
+ * row is retried. Answers how many rows were revived.
  */
-export async function requeueFailed(tx: EntityManager): Promise<number> {
+export async function requeueFailed(tx: EntityManager, ids?: readonly string[]): Promise<number> {
+  // `null` means every failed row; an empty list means none.
+  const only = ids === undefined ? null : `{${ids.join(',')}}`
   await tx.execute(
     `delete from rag_index_queue f
       where f.status = 'failed'
+        and (?::uuid[] is null or exists (select 1 from rag_index_queue s where s.id = any(?::uuid[])
+                                            and s.source_type = f.source_type and s.source_id = f.source_id))
         and (exists (select 1 from rag_index_queue q where q.status = 'queued'
                        and q.source_type = f.source_type and q.source_id = f.source_id)
              or exists (select 1 from rag_index_queue g where g.status = 'failed' and g.source_type = f.source_type
                           and g.source_id = f.source_id and (g.created_at, g.id) > (f.created_at, f.id)))`,
-    [],
+    [only, only],
     'run',
   )
   const rows = await tx.execute<{ n: string }[]>(
     `with revived as (
        update rag_index_queue set status = 'queued', attempts = 0, error = null, locked_at = null,
               finished_at = null, available_at = now(), updated_at = now()
-        where status = 'failed' returning 1)
+        where status = 'failed' and (?::uuid[] is null or id = any(?::uuid[])) returning 1)
      select count(*) as n from revived`,
+    [only, only],
   )
   return Number(rows[0]?.n ?? 0)
 }

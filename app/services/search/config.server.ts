@@ -6,7 +6,7 @@ import {
   callProvider,
   filterModels,
   parseModelList,
-  ProviderError,
+  throwProviderFailure,
   type ModelInfo,
   type ProviderTarget,
 } from '#app/services/ai/provider.server.ts'
@@ -87,7 +87,8 @@ export async function loadSearchSettings(manager: EntityManager = em()): Promise
 
 /**
  * The settings search runs with, or 503 `rag_not_ready`: search switched off, no embedding provider, or a
- * stored secret that cannot be decrypted (key changed or lost) — never a crash.
+ * stored secret that cannot be decrypted (key changed or lost) — never a crash. `details.reason` names which
+ * (`off`, `no_provider`, `secret_unreadable`), so the search page can say it in the reader's language.
  */
 export async function readySearchSettings(): Promise<SearchSettings> {
   let settings: SearchSettings
@@ -98,13 +99,18 @@ export async function readySearchSettings(): Promise<SearchSettings> {
       throw new AppError(
         'rag_not_ready',
         'Search is not ready: a stored provider secret cannot be decrypted with the current encryption key. An administrator must enter it again.',
+        { details: { reason: 'secret_unreadable' } },
       )
     }
     throw error
   }
-  if (!settings.enabled) throw new AppError('rag_not_ready', 'Search by meaning is switched off.')
+  if (!settings.enabled) {
+    throw new AppError('rag_not_ready', 'Search by meaning is switched off.', { details: { reason: 'off' } })
+  }
   if (!settings.embedding.baseUrl || !settings.embedding.model) {
-    throw new AppError('rag_not_ready', 'Search by meaning has no embedding provider configured.')
+    throw new AppError('rag_not_ready', 'Search by meaning has no embedding provider configured.', {
+      details: { reason: 'no_provider' },
+    })
   }
   return settings
 }
@@ -300,12 +306,6 @@ export async function reindexAll(): Promise<{
   return { ok: true, ...counts }
 }
 
-function providerFailure(error: unknown): never {
-  if (error instanceof ProviderError)
-    throw new AppError('rag_provider_error', `The provider call failed: ${error.message}`)
-  throw error
-}
-
 /**
  * `POST /admin/rag-config/models`: `GET {baseUrl}/models`, filtered to ids containing `embed` (embedding) or
  * `reranker` (reranker). The stored key and headers go along only to the stored base URL of that endpoint;
@@ -347,7 +347,7 @@ export async function listProviderModels(input: ListModelsInput): Promise<{ mode
     )
     return { models: filterModels(parseModelList(json.json), input.endpoint) }
   } catch (error) {
-    providerFailure(error)
+    throwProviderFailure(error, 'The provider call failed')
   }
 }
 
@@ -379,6 +379,6 @@ export async function testConnection(): Promise<{ ok: boolean; embedding: boolea
     if (reranker) await reranker.rerank('connection test', ['connection test'])
     return { ok: true, embedding: true, reranker: Boolean(reranker) }
   } catch (error) {
-    providerFailure(error)
+    throwProviderFailure(error, 'The provider call failed')
   }
 }

@@ -1,4 +1,3 @@
-import { AppError } from '#app/lib/errors.server.ts'
 import type {
   MeetingSearchItem,
   MeetingSearchRequest,
@@ -7,12 +6,12 @@ import type {
   TermSearchItem,
   WikiSearchItem,
 } from '#app/schemas/rag.ts'
-import { ProviderError } from '#app/services/ai/provider.server.ts'
+import { throwProviderFailure } from '#app/services/ai/provider.server.ts'
 import { newTraceId } from '#app/services/ai/recorder.server.ts'
 import { normalizeKey } from '#app/services/matching/normalize.ts'
 import type { TermContent } from '#app/services/terms/content.server.ts'
 import { em } from '#db/orm.ts'
-import { iso, parseJson } from '#db/sql.ts'
+import { iso, parseJson, vectorLiteral } from '#db/sql.ts'
 import { embedderFor, readySearchSettings, rerankerFor, type SearchSettings } from './config.server.ts'
 import {
   searchMeetingChunks,
@@ -36,27 +35,12 @@ export function scoreOf(distance: number): number {
   return Math.max(1e-9, Math.min(1, 1 - Number(distance) / 2))
 }
 
-/** A vector as pgvector's text form. */
-export function vectorLiteral(vector: readonly number[]): string {
-  return `[${vector.join(',')}]`
-}
-
-function providerFailure(error: unknown): never {
-  if (error instanceof ProviderError) {
-    throw new AppError(
-      'rag_provider_error',
-      `The search provider failed (${error.failureClass}): ${error.message}`,
-    )
-  }
-  throw error
-}
-
 async function embedQuery(settings: SearchSettings, query: string, traceId: string): Promise<string> {
   try {
     const { vectors } = await embedderFor(settings, { purpose: 'search', traceId }).embed([query])
     return vectorLiteral(vectors[0]!)
   } catch (error) {
-    providerFailure(error)
+    throwProviderFailure(error, 'The search provider failed')
   }
 }
 
@@ -80,7 +64,7 @@ async function rerankItems<T extends { content: string; rerankScore?: number }>(
       items.map((i) => i.content),
     ))
   } catch (error) {
-    providerFailure(error)
+    throwProviderFailure(error, 'The search provider failed')
   }
   const scored = items.map((item, i) =>
     Number.isFinite(scores[i]) ? { ...item, rerankScore: scores[i]! } : item,

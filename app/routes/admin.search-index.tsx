@@ -1,0 +1,251 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
+import { Form, Link, useActionData, useLoaderData, useNavigation, useRevalidator } from '@remix-run/react'
+import { useEffect, useRef } from 'react'
+import { FormError, IntentButton } from '#app/components/forms.tsx'
+import { fill, formatDate, termHref } from '#app/components/terms/ui.tsx'
+import type { MessageKey } from '#app/lib/i18n.ts'
+import { formAction, invalidForm } from '#app/pages/forms.server.ts'
+import { requireUser, requireUserAction } from '#app/pages/session.server.ts'
+import { useT } from '#app/root.tsx'
+import {
+  listFailedIndexRows,
+  retryFailedIndexRows,
+  type FailedIndexRow,
+} from '#app/services/index-queue/failed.server.ts'
+import { getRagConfig, reindexAll } from '#app/services/search/config.server.ts'
+import { isUuid } from '#domain/ids.ts'
+
+export const meta: MetaFunction = () => [{ title: 'Search index · Glossary' }]
+
+/** How often the page asks again while work is left (with JavaScript; without it, the refresh link). */
+const REFRESH_MS = 2_000
+
+/**
+ * The index status page (issue 12): the queue's counts by state and indexed/total terms, the failed rows with
+ * their messages and a retry, and a full reindex with a progress bar. The bar measures the work left against
+ * the most there was since the page started watching (`of` in the address, carried by the refresh link and
+ * kept by the page while it revalidates), since the queue keeps no record of when a batch began.
+ */
+export async function loader({ request }: LoaderFunctionArgs) {
+  await requireUser(request, 'admin')
+  const of = Number(new URL(request.url).searchParams.get('of'))
+  const [snapshot, failed] = await Promise.all([statsNow(), listFailedIndexRows()])
+  return { ...snapshot, failed, of: Number.isSafeInteger(of) && of > 0 ? of : 0 }
+}
+
+/**
+ * The counts as of now, stamped: the loader and the actions both answer them, and the page shows the newer
+ * (Remix shows an action's answer before the page's data is read again, so for a moment the page data is
+ * older than the action's).
+ */
+async function statsNow() {
+  const config = await getRagConfig()
+  const { indexedTerms, totalTerms, queued, processing, ready, failed } = config
+  return {
+    stats: { indexedTerms, totalTerms, queued, processing, ready, failed },
+    enabled: config.enabled,
+    secretsReadable: config.secretsReadable,
+    at: Date.now(),
+  }
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  await requireUserAction(request, 'admin')
+  const form = await request.formData()
+  const intent = String(form.get('intent') ?? '')
+  if (intent === 'reindex') {
+    return formAction(async () => {
+      const reindex = await reindexAll()
+      return { ok: true as const, reindex, ...(await statsNow()) }
+    })
+  }
+  if (intent === 'retry' || intent === 'retry-all') {
+    const id = String(form.get('id') ?? '')
+    // an id that is no failed row retries nothing: the page's list may be older than the queue
+    const ids = intent === 'retry' ? (isUuid(id) ? [id] : []) : undefined
+    return formAction(async () => {
+      const retry = await retryFailedIndexRows({ ids })
+      return { ok: true as const, retry, ...(await statsNow()) }
+    })
+  }
+  return invalidForm({ ok: false as const, formError: 'Unknown action.' })
+}
+
+/** Where a failed row's source is read (a removed source has no page). */
+function sourceHref(row: FailedIndexRow): string | null {
+  if (row.title === null) return null
+  if (row.sourceType === 'term' && row.slug) return termHref(row.slug)
+  if (row.sourceType === 'wiki' && row.slug) return `/wiki/${encodeURIComponent(row.slug)}`
+  if (row.sourceType === 'meeting') return `/meetings/${row.sourceId}`
+  return null
+}
+
+export default function AdminSearchIndexPage() {
+  const t = useT()
+  const data = useLoaderData<typeof loader>()
+  const { failed, of } = data
+  const answer = useActionData<typeof action>()
+  // A revalidation forgets the action's answer; the page keeps showing it until the next action.
+  const lastAnswer = useRef(answer)
+  if (answer) lastAnswer.current = answer
+  const result = lastAnswer.current
+  const busy = useNavigation().state !== 'idle'
+  const revalidator = useRevalidator()
+  const { stats, enabled, secretsReadable } = answer && 'at' in answer && answer.at > data.at ? answer : data
+  const left = stats.queued + stats.processing
+  // The most work seen since the page started watching: the address's `of`, and every count this page has
+  // shown since (a revalidation keeps the address, so the browser remembers it).
+  const peak = useRef(0)
+  peak.current = Math.max(peak.current, of, left)
+  const total = peak.current
+  const done = total - left
+
+  // With JavaScript: ask again every ~2 s while rows are queued or being worked on.
+  useEffect(() => {
+    if (left === 0 || revalidator.state !== 'idle') return
+    const timer = setTimeout(() => revalidator.revalidate(), REFRESH_MS)
+    return () => clearTimeout(timer)
+  }, [left, revalidator])
+
+  return (
+    <section>
+      <h1>{t('searchIndex.title')}</h1>
+      {!secretsReadable ? (
+        <p role="alert" className="notice error">
+          {t('searchSettings.unreadable')} <Link to="/admin/search-settings">{t('nav.searchSettings')}</Link>
+        </p>
+      ) : !enabled ? (
+        <p className="notice warning">
+          {t('searchIndex.off')} <Link to="/admin/search-settings">{t('nav.searchSettings')}</Link>
+        </p>
+      ) : null}
+
+      <h2>{t('searchIndex.progress')}</h2>
+      <p>
+        <progress
+          value={total === 0 ? 1 : done}
+          max={total === 0 ? 1 : total}
+          data-testid="index-progress"
+          aria-label={t('searchIndex.progress')}
+        />{' '}
+        <span data-testid="index-progress-text" data-left={left}>
+          {left === 0 ? t('searchIndex.upToDate') : fill(t('searchIndex.left'), { done, total, left })}
+        </span>
+      </p>
+      {left > 0 ? (
+        <p>
+          <Link to={`/admin/search-index?of=${total}`} data-testid="index-refresh">
+            {t('searchIndex.refresh')}
+          </Link>
+        </p>
+      ) : null}
+
+      <table className="compact" data-testid="index-counts">
+        <tbody>
+          <tr>
+            <th>{t('searchIndex.indexedTerms')}</th>
+            <td data-count="indexedTerms">
+              {stats.indexedTerms} / {stats.totalTerms}
+            </td>
+          </tr>
+          {(['queued', 'processing', 'ready', 'failed'] as const).map((state) => (
+            <tr key={state}>
+              <th>{t(`searchIndex.state.${state}` as MessageKey)}</th>
+              <td data-count={state}>{stats[state]}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+
+      <h2>{t('searchIndex.reindex')}</h2>
+      <p className="muted small">{t('searchIndex.reindexHint')}</p>
+      <Form method="post">
+        <button type="submit" name="intent" value="reindex" disabled={busy}>
+          {t('searchIndex.reindexButton')}
+        </button>
+      </Form>
+      <FormError result={result} />
+      {result && 'reindex' in result ? (
+        <p role="status" className="notice" data-testid="index-action-result">
+          {fill(t('searchIndex.reindexed'), {
+            terms: result.reindex.queued,
+            wiki: result.reindex.queuedWikiPages,
+            meetings: result.reindex.queuedMeetings,
+          })}
+        </p>
+      ) : null}
+      {result && 'retry' in result ? (
+        <p role="status" className="notice" data-testid="index-action-result">
+          {fill(t('searchIndex.retried'), { n: result.retry.requeued })}
+        </p>
+      ) : null}
+
+      <h2>{fill(t('searchIndex.failed'), { n: failed.total })}</h2>
+      {failed.total === 0 ? (
+        <p className="muted">{t('searchIndex.noFailed')}</p>
+      ) : (
+        <>
+          <IntentButton intent="retry-all" fields={{}} disabled={busy}>
+            {t('searchIndex.retryAll')}
+          </IntentButton>
+          {failed.total > failed.items.length ? (
+            <p className="muted small">
+              {fill(t('searchIndex.failedShown'), { n: failed.items.length, total: failed.total })}
+            </p>
+          ) : null}
+          <table data-testid="failed-rows">
+            <thead>
+              <tr>
+                <th>{t('searchIndex.source')}</th>
+                <th>{t('searchIndex.revision')}</th>
+                <th>{t('searchIndex.message')}</th>
+                <th>{t('searchIndex.when')}</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {failed.items.map((row) => {
+                const href = sourceHref(row)
+                return (
+                  <tr key={row.id} data-testid="failed-row" data-id={row.id}>
+                    <td>
+                      <span className="muted small">
+                        {t(`searchIndex.type.${row.sourceType}` as MessageKey)}
+                      </span>{' '}
+                      {href ? (
+                        <Link to={href}>{row.title}</Link>
+                      ) : (
+                        <span>
+                          {row.title ?? t('searchIndex.gone')} <code className="small">{row.sourceId}</code>
+                        </span>
+                      )}
+                      {row.action === 'remove' ? (
+                        <span className="muted small"> · {t('searchIndex.removal')}</span>
+                      ) : null}
+                    </td>
+                    <td>{row.revision}</td>
+                    <td>
+                      {row.message ?? '—'}
+                      {row.pending ? <div className="muted small">{t('searchIndex.pending')}</div> : null}
+                    </td>
+                    <td>{formatDate(row.failedAt)}</td>
+                    <td>
+                      <IntentButton
+                        intent="retry"
+                        fields={{ id: row.id }}
+                        className="secondary"
+                        disabled={busy}
+                      >
+                        {t('searchIndex.retry')}
+                      </IntentButton>
+                    </td>
+                  </tr>
+                )
+              })}
+            </tbody>
+          </table>
+        </>
+      )}
+    </section>
+  )
+}

@@ -1,0 +1,499 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
+import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
+import { Field, FormError } from '#app/components/forms.tsx'
+import { fill } from '#app/components/terms/ui.tsx'
+import type { MessageKey } from '#app/lib/i18n.ts'
+import { formAction, invalidForm, parseForm, type FormFailure } from '#app/pages/forms.server.ts'
+import { requireUser, requireUserAction } from '#app/pages/session.server.ts'
+import { useT } from '#app/root.tsx'
+import { ListModelsSchema, UpdateRagConfigSchema, type RagConfigDto } from '#app/schemas/rag.ts'
+import {
+  getRagConfig,
+  listProviderModels,
+  testConnection,
+  updateRagConfig,
+} from '#app/services/search/config.server.ts'
+import { EMBEDDING_PROVIDERS, MODEL_ENDPOINTS, RAG_LIMITS, RERANKER_PROVIDERS } from '#domain/rag.ts'
+import type { ModelEndpoint } from '#domain/rag.ts'
+
+export const meta: MetaFunction = () => [{ title: 'Search and AI settings · Glossary' }]
+
+/**
+ * The administrator's "Search and AI" page (issue 12): every field of the spec's search configuration, the
+ * provider's model list, the connection test and why search cannot run — the same services as
+ * `GET`/`PATCH /admin/rag-config`, `POST /admin/rag-config/models` and `/test`. Secrets are write-only: the
+ * page says whether a key or a header value is stored, never what it is, and a refused save or a model list
+ * never sends typed secrets back (they are typed again). Works without JavaScript: "Load models" is a submit
+ * button answering the form with the submitted values and the list.
+ */
+export async function loader({ request }: LoaderFunctionArgs) {
+  await requireUser(request, 'admin')
+  return { config: await getRagConfig() }
+}
+
+/** At most this many empty rows for new custom headers are offered at a time (the form grows after a save). */
+const NEW_HEADER_ROWS = 2
+
+/** A custom header row as the form shows it: a stored one by name only, a new one as typed (never its value). */
+interface HeaderRow {
+  name: string
+  stored: boolean
+}
+
+/** One endpoint's header rows from the form: `<prefix>Headers.<i>.name|value|stored|remove`. */
+function headerRowsOf(form: FormData, prefix: ModelEndpoint) {
+  const rows: { name: string; value: string; stored: boolean; remove: boolean }[] = []
+  for (let i = 0; i < RAG_LIMITS.customHeadersMax + NEW_HEADER_ROWS; i++) {
+    const key = `${prefix}Headers.${i}`
+    if (!form.has(`${key}.name`)) continue
+    rows.push({
+      name: String(form.get(`${key}.name`) ?? '').trim(),
+      value: String(form.get(`${key}.value`) ?? ''),
+      stored: form.get(`${key}.stored`) === '1',
+      remove: form.get(`${key}.remove`) === 'on',
+    })
+  }
+  // A blank new row is no header; a removed row leaves the list, which deletes it (rule 5).
+  return rows.filter((r) => !r.remove && (r.stored || r.name !== '' || r.value !== ''))
+}
+
+/**
+ * The submitted settings as the form shows them again after a model list or a refused save: every field but
+ * the secrets (API keys and header values), which are never sent back to the browser.
+ */
+function formValues(form: FormData) {
+  const text = (name: string) => String(form.get(name) ?? '')
+  // the model select when the provider's list is shown, else (or with "other") the free-text field
+  const model = (prefix: ModelEndpoint) => text(`${prefix}Model`) || text(`${prefix}ModelOther`)
+  const headers = (prefix: ModelEndpoint): HeaderRow[] =>
+    headerRowsOf(form, prefix).map((r) => ({ name: r.name, stored: r.stored }))
+  const known = (prefix: ModelEndpoint) => form.getAll(`${prefix}KnownModel`).map(String)
+  return {
+    enabled: form.get('enabled') === 'on',
+    chatEnabled: form.get('chatEnabled') === 'on',
+    embeddingProvider: text('embeddingProvider'),
+    embeddingBaseUrl: text('embeddingBaseUrl'),
+    embeddingModel: model('embedding'),
+    embeddingHeaders: headers('embedding'),
+    rerankerEnabled: form.get('rerankerEnabled') === 'on',
+    rerankerProvider: text('rerankerProvider'),
+    rerankerBaseUrl: text('rerankerBaseUrl'),
+    rerankerModel: model('reranker'),
+    rerankerHeaders: headers('reranker'),
+    chunkSize: text('chunkSize'),
+    chunkOverlap: text('chunkOverlap'),
+    topK: text('topK'),
+    models: { embedding: known('embedding'), reranker: known('reranker') },
+  }
+}
+type FormValues = ReturnType<typeof formValues>
+
+/** `""` keeps the stored key, `null` deletes it (spec PATCH rule 5). */
+const keyOf = (form: FormData, prefix: ModelEndpoint) =>
+  form.get(`${prefix}ApiKeyRemove`) === 'on' ? null : String(form.get(`${prefix}ApiKey`) ?? '')
+
+/** A number field: empty keeps the stored value; anything else is checked by the schema. */
+const numberOf = (value: string) => (value.trim() === '' ? undefined : Number(value))
+
+/** The whole form as a PATCH body: the header lists are always sent, since the form shows the full lists. */
+function patchOf(form: FormData, values: FormValues) {
+  const headers = (prefix: ModelEndpoint) =>
+    headerRowsOf(form, prefix).map((r) => ({ name: r.name, value: r.value }))
+  return {
+    enabled: values.enabled,
+    chatEnabled: values.chatEnabled,
+    embeddingProvider: values.embeddingProvider,
+    embeddingBaseUrl: values.embeddingBaseUrl,
+    embeddingModel: values.embeddingModel,
+    embeddingApiKey: keyOf(form, 'embedding'),
+    embeddingCustomHeaders: headers('embedding'),
+    rerankerEnabled: values.rerankerEnabled,
+    rerankerProvider: values.rerankerProvider,
+    rerankerBaseUrl: values.rerankerBaseUrl,
+    rerankerModel: values.rerankerModel,
+    rerankerApiKey: keyOf(form, 'reranker'),
+    rerankerCustomHeaders: headers('reranker'),
+    chunkSize: numberOf(values.chunkSize),
+    chunkOverlap: numberOf(values.chunkOverlap),
+    topK: numberOf(values.topK),
+  }
+}
+
+/** Problems of the model list name `baseUrl`; on this page that is the endpoint's own base URL field. */
+function atBaseUrl(failure: FormFailure, endpoint: ModelEndpoint): FormFailure {
+  const fieldErrors = Object.fromEntries(
+    Object.entries(failure.fieldErrors ?? {}).map(([path, message]) => [
+      path === 'baseUrl' ? `${endpoint}BaseUrl` : path,
+      message,
+    ]),
+  )
+  return { ...failure, fieldErrors }
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const actor = await requireUserAction(request, 'admin')
+  const form = await request.formData()
+  const intent = String(form.get('intent') ?? '')
+  if (intent === 'test') {
+    return formAction(async () => ({ ok: true as const, test: await testConnection() }))
+  }
+  const values = formValues(form)
+  const endpoint = MODEL_ENDPOINTS.find((e) => intent === `models-${e}`)
+  if (endpoint) {
+    const parsed = parseForm(ListModelsSchema, { baseUrl: values[`${endpoint}BaseUrl`], endpoint })
+    if (!parsed.ok) return invalidForm({ ...atBaseUrl(parsed, endpoint), values })
+    return formAction(
+      async () => {
+        const { models } = await listProviderModels(parsed.data)
+        const listed = { ...values.models, [endpoint]: models.map((m) => m.id) }
+        return { ok: true as const, listed: endpoint, values: { ...values, models: listed } }
+      },
+      { values },
+    )
+  }
+  const parsed = parseForm(UpdateRagConfigSchema, patchOf(form, values))
+  if (!parsed.ok) return invalidForm({ ...parsed, values })
+  return formAction(
+    async () => ({
+      ok: true as const,
+      saved: await updateRagConfig({ input: parsed.data, actorId: actor.user.id }),
+    }),
+    { values },
+  )
+}
+
+/** The stored settings in the form's shape. */
+function storedValues(config: RagConfigDto): FormValues {
+  const rows = (headers: RagConfigDto['embeddingCustomHeaders']) =>
+    headers.map((h) => ({ name: h.name, stored: true }))
+  return {
+    enabled: config.enabled,
+    chatEnabled: config.chatEnabled,
+    embeddingProvider: config.embeddingProvider,
+    embeddingBaseUrl: config.embeddingBaseUrl,
+    embeddingModel: config.embeddingModel,
+    embeddingHeaders: rows(config.embeddingCustomHeaders),
+    rerankerEnabled: config.rerankerEnabled,
+    rerankerProvider: config.rerankerProvider,
+    rerankerBaseUrl: config.rerankerBaseUrl,
+    rerankerModel: config.rerankerModel,
+    rerankerHeaders: rows(config.rerankerCustomHeaders),
+    chunkSize: String(config.chunkSize),
+    chunkOverlap: String(config.chunkOverlap),
+    topK: String(config.topK),
+    models: { embedding: [], reranker: [] },
+  }
+}
+
+/** The first problem at a field or below it (a header row's problems name the row: `embeddingCustomHeaders.1.name`). */
+function errorAt(errors: Record<string, string>, name: string): string | undefined {
+  return errors[name] ?? Object.entries(errors).find(([path]) => path.startsWith(`${name}.`))?.[1]
+}
+
+/** The model: a select of the provider's models once listed (with "other"), and the free-text field. */
+function ModelField(props: { endpoint: ModelEndpoint; value: string; models: string[]; error?: string }) {
+  const t = useT()
+  const { endpoint, value, models } = props
+  const listed = models.includes(value)
+  return (
+    <>
+      {models.length ? (
+        <label htmlFor={`${endpoint}-model`}>
+          {t('searchSettings.model')}
+          <select id={`${endpoint}-model`} name={`${endpoint}Model`} defaultValue={listed ? value : ''}>
+            {models.map((id) => (
+              <option key={id} value={id}>
+                {id}
+              </option>
+            ))}
+            <option value="">{t('searchSettings.modelOther')}</option>
+          </select>
+        </label>
+      ) : null}
+      {models.map((id) => (
+        <input key={id} type="hidden" name={`${endpoint}KnownModel`} value={id} />
+      ))}
+      <Field
+        label={models.length ? t('searchSettings.modelOtherField') : t('searchSettings.model')}
+        name={models.length ? `${endpoint}ModelOther` : `${endpoint}Model`}
+        defaultValue={listed ? '' : value}
+        error={props.error}
+      />
+      <button type="submit" name="intent" value={`models-${endpoint}`} formNoValidate className="secondary">
+        {t('searchSettings.loadModels')}
+      </button>
+      <p className="muted small">{t('searchSettings.modelsHint')}</p>
+    </>
+  )
+}
+
+/** The write-only API key: whether one is stored, a field that replaces it (empty keeps) and a removal box. */
+function ApiKeyField(props: { endpoint: ModelEndpoint; stored: boolean; error?: string }) {
+  const t = useT()
+  return (
+    <>
+      <Field
+        label={t('searchSettings.apiKey')}
+        name={`${props.endpoint}ApiKey`}
+        type="password"
+        autoComplete="new-password"
+        error={props.error}
+      />
+      <p className="muted small" data-testid={`${props.endpoint}-key-state`}>
+        {t(props.stored ? 'searchSettings.configured' : 'searchSettings.notConfigured')}
+      </p>
+      {props.stored ? (
+        <label>
+          <input type="checkbox" name={`${props.endpoint}ApiKeyRemove`} /> {t('searchSettings.apiKeyRemove')}
+        </label>
+      ) : null}
+    </>
+  )
+}
+
+/** Custom headers, write-only: stored rows by name with "configured", a value field that replaces, a removal box. */
+function HeaderRows(props: { endpoint: ModelEndpoint; rows: HeaderRow[]; error?: string }) {
+  const t = useT()
+  const free = Math.max(0, Math.min(NEW_HEADER_ROWS, RAG_LIMITS.customHeadersMax - props.rows.length))
+  const rows = [...props.rows, ...Array.from({ length: free }, () => ({ name: '', stored: false }))]
+  return (
+    <fieldset data-testid={`${props.endpoint}-headers`}>
+      <legend>{t('searchSettings.headers')}</legend>
+      <p className="muted small">
+        {fill(t('searchSettings.headersHint'), { max: RAG_LIMITS.customHeadersMax })}
+      </p>
+      {rows.map((row, i) => {
+        const key = `${props.endpoint}Headers.${i}`
+        return (
+          <div className="header-row" key={`${key}-${row.name}`}>
+            {row.stored ? (
+              <>
+                <input type="hidden" name={`${key}.name`} value={row.name} />
+                <input type="hidden" name={`${key}.stored`} value="1" />
+                <code>{row.name}</code> <span className="muted small">{t('searchSettings.configured')}</span>
+              </>
+            ) : (
+              <input
+                name={`${key}.name`}
+                defaultValue={row.name}
+                placeholder={t('searchSettings.headerName')}
+                aria-label={t('searchSettings.headerName')}
+              />
+            )}
+            <input
+              name={`${key}.value`}
+              type="password"
+              autoComplete="off"
+              placeholder={t(row.stored ? 'searchSettings.headerKeep' : 'searchSettings.headerValue')}
+              aria-label={t('searchSettings.headerValue')}
+            />
+            {row.stored || row.name ? (
+              <label className="inline">
+                <input type="checkbox" name={`${key}.remove`} /> {t('searchSettings.headerRemove')}
+              </label>
+            ) : null}
+          </div>
+        )
+      })}
+      {props.error ? <p className="error">{props.error}</p> : null}
+    </fieldset>
+  )
+}
+
+export default function AdminSearchSettingsPage() {
+  const t = useT()
+  const { config } = useLoaderData<typeof loader>()
+  const result = useActionData<typeof action>()
+  const busy = useNavigation().state !== 'idle'
+  const failure = result && result.ok === false ? (result as FormFailure) : null
+  // after a model list or a refused save the form shows what was submitted, else what is stored
+  const shown: FormValues =
+    result && 'values' in result && !('saved' in result)
+      ? (result.values as FormValues)
+      : storedValues(config)
+  const errors = failure?.fieldErrors ?? {}
+  const error = (name: string) => errorAt(errors, name)
+  const test = result && 'test' in result ? result.test : null
+  const testFailure = failure && !('values' in failure) ? failure : null
+  const formFailure = failure && 'values' in failure ? failure : null
+  // new default values (a model list, a save) need new inputs: React keeps an uncontrolled field's value,
+  // and a typed secret must not stay in the form after it was saved
+  const formKey = JSON.stringify(shown.models) + config.updatedAt
+  return (
+    <section>
+      <h1>{t('searchSettings.title')}</h1>
+      {!config.secretsReadable ? (
+        <div role="alert" className="notice error" data-testid="secrets-unreadable">
+          <p>
+            <strong>{t('searchSettings.unreadable')}</strong>
+          </p>
+          <p>{t('searchSettings.unreadableFix')}</p>
+        </div>
+      ) : null}
+      <p data-testid="search-state">
+        {t(config.enabled ? 'searchSettings.stateOn' : 'searchSettings.stateOff')} ·{' '}
+        {fill(t('searchSettings.indexed'), { indexed: config.indexedTerms, total: config.totalTerms })} ·{' '}
+        <Link to="/admin/search-index">{t('nav.searchIndex')}</Link>
+      </p>
+
+      <Form method="post" className="stack" key={formKey}>
+        {/* Enter in a field submits with the form's first submit button: let that be "save", not a model list. */}
+        <button type="submit" name="intent" value="save" hidden tabIndex={-1} aria-hidden="true" />
+        <FormError result={formFailure} />
+        {result && 'listed' in result ? (
+          <p role="status" className="notice">
+            {fill(t('searchSettings.modelsListed'), {
+              n: result.values.models[result.listed].length,
+            })}
+          </p>
+        ) : null}
+        <label>
+          <input type="checkbox" name="enabled" defaultChecked={shown.enabled} />{' '}
+          {t('searchSettings.enabled')}
+        </label>
+        {error('enabled') ? <p className="error">{error('enabled')}</p> : null}
+        <label>
+          <input type="checkbox" name="chatEnabled" defaultChecked={shown.chatEnabled} />{' '}
+          {t('searchSettings.chatEnabled')}
+        </label>
+
+        <h2>{t('searchSettings.embedding')}</h2>
+        <label htmlFor="embedding-provider">
+          {t('searchSettings.provider')}
+          <select id="embedding-provider" name="embeddingProvider" defaultValue={shown.embeddingProvider}>
+            {EMBEDDING_PROVIDERS.map((kind) => (
+              <option key={kind} value={kind}>
+                {t(`searchSettings.provider.${kind}` as MessageKey)}
+              </option>
+            ))}
+          </select>
+        </label>
+        {error('embeddingProvider') ? <p className="error">{error('embeddingProvider')}</p> : null}
+        <Field
+          label={t('searchSettings.baseUrl')}
+          name="embeddingBaseUrl"
+          defaultValue={shown.embeddingBaseUrl}
+          error={error('embeddingBaseUrl')}
+        />
+        <ModelField
+          endpoint="embedding"
+          value={shown.embeddingModel}
+          models={shown.models.embedding}
+          error={error('embeddingModel')}
+        />
+        <ApiKeyField endpoint="embedding" stored={config.hasApiKey} error={error('embeddingApiKey')} />
+        <HeaderRows
+          endpoint="embedding"
+          rows={shown.embeddingHeaders}
+          error={error('embeddingCustomHeaders')}
+        />
+
+        <h2>{t('searchSettings.chunking')}</h2>
+        <Field
+          label={fill(t('searchSettings.chunkSize'), {
+            min: RAG_LIMITS.chunkSizeMin,
+            max: RAG_LIMITS.chunkSizeMax,
+          })}
+          name="chunkSize"
+          type="number"
+          defaultValue={shown.chunkSize}
+          error={error('chunkSize')}
+        />
+        <Field
+          label={t('searchSettings.chunkOverlap')}
+          name="chunkOverlap"
+          type="number"
+          defaultValue={shown.chunkOverlap}
+          error={error('chunkOverlap')}
+        />
+        <Field
+          label={fill(t('searchSettings.topK'), { min: RAG_LIMITS.topKMin, max: RAG_LIMITS.topKMax })}
+          name="topK"
+          type="number"
+          defaultValue={shown.topK}
+          error={error('topK')}
+        />
+        <p className="muted small">{t('searchSettings.reindexHint')}</p>
+
+        <h2>{t('searchSettings.reranker')}</h2>
+        <label>
+          <input type="checkbox" name="rerankerEnabled" defaultChecked={shown.rerankerEnabled} />{' '}
+          {t('searchSettings.rerankerEnabled')}
+        </label>
+        {error('rerankerEnabled') ? <p className="error">{error('rerankerEnabled')}</p> : null}
+        <label htmlFor="reranker-provider">
+          {t('searchSettings.provider')}
+          <select id="reranker-provider" name="rerankerProvider" defaultValue={shown.rerankerProvider}>
+            {RERANKER_PROVIDERS.map((kind) => (
+              <option key={kind} value={kind}>
+                {t(`searchSettings.provider.${kind}` as MessageKey)}
+              </option>
+            ))}
+          </select>
+        </label>
+        {error('rerankerProvider') ? <p className="error">{error('rerankerProvider')}</p> : null}
+        <Field
+          label={t('searchSettings.baseUrl')}
+          name="rerankerBaseUrl"
+          defaultValue={shown.rerankerBaseUrl}
+          error={error('rerankerBaseUrl')}
+        />
+        <ModelField
+          endpoint="reranker"
+          value={shown.rerankerModel}
+          models={shown.models.reranker}
+          error={error('rerankerModel')}
+        />
+        <ApiKeyField endpoint="reranker" stored={config.rerankerHasApiKey} error={error('rerankerApiKey')} />
+        <HeaderRows endpoint="reranker" rows={shown.rerankerHeaders} error={error('rerankerCustomHeaders')} />
+
+        {formFailure ? <p className="muted small">{t('searchSettings.retypeSecrets')}</p> : null}
+        <button type="submit" name="intent" value="save" disabled={busy}>
+          {t('searchSettings.save')}
+        </button>
+        {result && 'saved' in result ? (
+          <p role="status" className="notice">
+            {t('searchSettings.saved')}
+          </p>
+        ) : null}
+      </Form>
+
+      <h2>{t('searchSettings.test')}</h2>
+      <p className="muted small">{t('searchSettings.testHint')}</p>
+      <Form method="post">
+        <button type="submit" name="intent" value="test" disabled={busy}>
+          {t('searchSettings.testButton')}
+        </button>
+      </Form>
+      {test ? (
+        <p role="status" className="notice" data-testid="test-result" data-ok="true">
+          {t('searchSettings.testOk')} {t('searchSettings.embedding')}: {t('searchSettings.ok')} ·{' '}
+          {t('searchSettings.reranker')}:{' '}
+          {t(test.reranker ? 'searchSettings.ok' : 'searchSettings.rerankerOff')}
+        </p>
+      ) : null}
+      {testFailure ? (
+        <div role="alert" className="notice error" data-testid="test-result" data-ok="false">
+          <p>
+            <strong>{t('searchSettings.testFailed')}</strong>
+            {typeof testFailure.details?.failureClass === 'string' ? (
+              <>
+                {' '}
+                {t('ai.failureClass')}:{' '}
+                <span data-testid="failure-class">
+                  {t(`ai.failure.${testFailure.details.failureClass}` as MessageKey)}
+                </span>
+              </>
+            ) : null}
+          </p>
+          <p className="muted small">{testFailure.formError}</p>
+          {Object.values(testFailure.fieldErrors ?? {}).map((message) => (
+            <p key={message} className="error">
+              {message}
+            </p>
+          ))}
+        </div>
+      ) : null}
+    </section>
+  )
+}

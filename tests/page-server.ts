@@ -1,0 +1,131 @@
+import type { AddressInfo } from 'node:net'
+import type { Server } from 'node:http'
+import type { ServerBuild } from '@remix-run/node'
+import { afterAll, beforeAll } from 'vitest'
+import * as entryServer from '#app/entry.server.tsx'
+import * as root from '#app/root.tsx'
+import { answerClientErrors, createHttpApp } from '#app/server/http.server.ts'
+import { TEST_ORIGIN } from './factories.ts'
+
+/**
+ * The real web app (Express, the page input guard, Remix's request handler, the root layout and the server
+ * renderer) serving the given route modules on 127.0.0.1, for integration tests of pages over real HTTP
+ * without a Vite build: the modules are the ones vitest imports, so they share this test file's database.
+ * Browser assets are not served (the script addresses in the page lead nowhere); what a browser does with
+ * the page is the e2e tests' part.
+ */
+
+type RouteModule = ServerBuild['routes'][string]['module']
+
+export interface PageRoute {
+  /** The route's address pattern, as Remix's file name gives it (`admin/search-settings`). */
+  path: string
+  module: RouteModule
+}
+
+export interface PageAnswer {
+  status: number
+  html: string
+  /** Where a redirect points, if it is one. */
+  location: string | null
+  headers: Headers
+}
+
+function buildOf(routes: Record<string, PageRoute>): ServerBuild {
+  const serverRoutes: ServerBuild['routes'] = {
+    root: { id: 'root', path: '', module: root as unknown as RouteModule },
+  }
+  const assetRoutes: ServerBuild['assets']['routes'] = {
+    root: assetRoute('root', undefined, '', root as unknown as RouteModule),
+  }
+  for (const [id, route] of Object.entries(routes)) {
+    serverRoutes[id] = { id, parentId: 'root', path: route.path, module: route.module }
+    assetRoutes[id] = assetRoute(id, 'root', route.path, route.module)
+  }
+  return {
+    mode: 'production',
+    entry: { module: entryServer as unknown as ServerBuild['entry']['module'] },
+    routes: serverRoutes,
+    assets: {
+      entry: { module: '/assets/entry.client.js', imports: [] },
+      routes: assetRoutes,
+      url: '/assets/manifest-test.js',
+      version: 'test',
+    },
+    basename: '/',
+    publicPath: '/',
+    assetsBuildDirectory: 'build/client',
+    future: {
+      v3_fetcherPersist: true,
+      v3_relativeSplatPath: true,
+      v3_throwAbortReason: true,
+      v3_singleFetch: true,
+      v3_lazyRouteDiscovery: true,
+    } as unknown as ServerBuild['future'],
+    isSpaMode: false,
+  }
+}
+
+function assetRoute(id: string, parentId: string | undefined, path: string, module: RouteModule) {
+  return {
+    id,
+    parentId,
+    path,
+    hasAction: 'action' in module,
+    hasLoader: 'loader' in module,
+    hasClientAction: false,
+    hasClientLoader: false,
+    hasErrorBoundary: 'ErrorBoundary' in module,
+    module: `/assets/${id}.js`,
+    imports: [],
+    css: [],
+  }
+}
+
+/** Starts the app with these routes for the test file; `get` and `post` speak to it as a browser would. */
+export function usePageServer(routes: Record<string, PageRoute>) {
+  let server: Server | undefined
+  let base = ''
+  beforeAll(async () => {
+    server = answerClientErrors(createHttpApp({ build: buildOf(routes) }).listen(0, '127.0.0.1'))
+    await new Promise<void>((resolve) => server!.once('listening', resolve))
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  })
+  afterAll(async () => {
+    server?.closeAllConnections()
+    await new Promise<void>((resolve) => server?.close(() => resolve()) ?? resolve())
+  })
+
+  async function send(path: string, init: RequestInit): Promise<PageAnswer> {
+    const res = await fetch(`${base}${path}`, { ...init, redirect: 'manual' })
+    return {
+      status: res.status,
+      html: await res.text(),
+      location: res.headers.get('location'),
+      headers: res.headers,
+    }
+  }
+
+  return {
+    url: () => base,
+    /** A page as a browser loads it, with the given cookie-session headers (or none). */
+    get: (path: string, session: Record<string, string> = {}) =>
+      send(path, { headers: { cookie: session.cookie ?? '', 'accept-language': 'en' } }),
+    /** A form post from our own origin (a URL-encoded body, as a form without JavaScript sends it). */
+    post: (
+      path: string,
+      fields: Record<string, string> | [string, string][],
+      session: Record<string, string> = {},
+    ) =>
+      send(path, {
+        method: 'POST',
+        headers: {
+          cookie: session.cookie ?? '',
+          origin: session.origin ?? TEST_ORIGIN,
+          'accept-language': 'en',
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: new URLSearchParams(fields).toString(),
+      }),
+  }
+}
