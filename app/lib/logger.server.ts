@@ -7,7 +7,8 @@ import { errorForLog } from './log-safety.ts'
  * JSON logs (pino). Every line written while a request is handled carries its `requestId`: the HTTP layer runs
  * the request inside `withRequestContext`, and `log()` picks the child logger from async-local storage.
  */
-const storage = new AsyncLocalStorage<{ requestId: string; logger: Logger }>()
+// The request's child logger is made on its first use: most requests log nothing but their request line.
+const storage = new AsyncLocalStorage<{ requestId: string; logger?: Logger }>()
 
 let root: Logger | undefined
 let override: { destination: DestinationStream; level: Level } | undefined
@@ -52,11 +53,13 @@ export function setLogDestination(destination?: DestinationStream, level: Level 
 
 /** The logger of the current request (with its id), or the process logger. */
 export function log(): Logger {
-  return storage.getStore()?.logger ?? rootLogger()
+  const store = storage.getStore()
+  if (!store) return rootLogger()
+  return (store.logger ??= rootLogger().child({ requestId: store.requestId }))
 }
 
 export function withRequestContext<T>(requestId: string, fn: () => T): T {
-  return storage.run({ requestId, logger: rootLogger().child({ requestId }) }, fn)
+  return storage.run({ requestId }, fn)
 }
 
 export function currentRequestId(): string | undefined {

@@ -29,6 +29,23 @@ describe('the web process', () => {
     }
   })
 
+  it('gives JSON answers a CSP that allows nothing, and pages a nonce of their own', async () => {
+    for (const path of ['/healthz', '/api/v1/openapi', '/api/v1/unknown']) {
+      const res = await fetch(`${server.url()}${path}`)
+      expect(res.headers.get('content-security-policy')).toBe("default-src 'none';frame-ancestors 'none'")
+      expect(res.headers.get('cross-origin-opener-policy')).toBe('same-origin')
+    }
+    const nonces = new Set<string>()
+    for (let i = 0; i < 2; i++) {
+      const page = await fetch(`${server.url()}/no-such-page`)
+      const csp = page.headers.get('content-security-policy')!
+      expect(csp).toMatch(/default-src 'self'/)
+      expect(csp).toMatch(/frame-ancestors 'none'/)
+      nonces.add(/'nonce-([^']+)'/.exec(csp)![1]!)
+    }
+    expect(nonces.size).toBe(2)
+  })
+
   it('keeps a well-formed incoming X-Request-Id and replaces a bad one', async () => {
     const kept = await fetch(`${server.url()}/healthz`, { headers: { 'x-request-id': 'abc-123' } })
     expect(kept.headers.get('x-request-id')).toBe('abc-123')
