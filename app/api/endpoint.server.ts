@@ -78,6 +78,11 @@ export interface Endpoint<
    * the body, or `null` for binary content (images).
    */
   media?: Record<string, z.ZodType | null>
+  /**
+   * The member of the answer that lists frozen items shared between requests (the term lookup's remembered
+   * results): each one's JSON is made once and reused (app/lib/immutable-json.ts).
+   */
+  frozenItems?: string
   /** Schema of each line when the client asks for a stream (`Accept: application/x-ndjson`). */
   ndjson?: z.ZodType
   /** Error codes worth listing in the document besides the common ones. */

@@ -2,7 +2,8 @@ import type { z } from 'zod'
 import { authorize } from '#app/lib/auth-gate.server.ts'
 import { getConfig } from '#app/lib/config.server.ts'
 import { AppError, toErrorResponse, validationError, zodProblems } from '#app/lib/errors.server.ts'
-import { heldRequestBody, jsonResponse } from '#app/lib/held-bodies.ts'
+import { bytesResponse, heldRequestBody, jsonResponse } from '#app/lib/held-bodies.ts'
+import { encodeWithFrozenItems } from '#app/lib/immutable-json.ts'
 import { decodeUtf8Text, textProblems } from '#app/lib/text-input.ts'
 import type { Endpoint, HandlerContext } from './endpoint.server.ts'
 import { API_PREFIX } from './endpoint.server.ts'
@@ -124,6 +125,10 @@ function toResponse(result: unknown, endpoint: Endpoint, headers: Headers): Resp
     return new Response(null, { status: status === 200 ? 204 : status, headers })
   }
   headers.set('Content-Type', 'application/json; charset=utf-8')
+  if (endpoint.frozenItems && typeof result === 'object' && result !== null) {
+    const bytes = encodeWithFrozenItems(result as Record<string, unknown>, endpoint.frozenItems)
+    return bytesResponse(bytes, { status, headers })
+  }
   return jsonResponse(result, { status, headers })
 }
 

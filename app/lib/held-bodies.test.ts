@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { heldResponseBody, jsonResponse } from './held-bodies.ts'
+import { bytesResponse, heldResponseBody, jsonResponse } from './held-bodies.ts'
 
 describe('jsonResponse', () => {
   const value = { text: 'Voratixel', name: '용어', n: [1, 2] }
@@ -32,5 +32,16 @@ describe('jsonResponse', () => {
 
   it('a response built elsewhere holds nothing', () => {
     expect(heldResponseBody(new Response('x'))).toBeUndefined()
+  })
+
+  it('a response of bytes hands the same bytes to the bridge and their text to every reader', async () => {
+    const bytes = Buffer.from(JSON.stringify(value))
+    const res = bytesResponse(bytes, { status: 200, headers: { 'Content-Type': 'application/json' } })
+    expect(heldResponseBody(res)).toBe(bytes)
+    expect(await res.json()).toEqual(value)
+    expect(await res.clone().text()).toBe(JSON.stringify(value))
+    // A reader gets its own copy: changing it changes nothing held.
+    new Uint8Array(await res.arrayBuffer()).fill(0)
+    expect(await new Response(res.body).text()).toBe(JSON.stringify(value))
   })
 })

@@ -3,30 +3,31 @@
  * bridge (app/server/fetch-bridge.server.ts) reads and writes these directly instead of through a web stream.
  * An API answer of 125 KB otherwise went text → bytes → ReadableStream → Node stream → socket in many small
  * steps; with the text at hand it is one write (docs/decisions/013-letter-case.md, "Speed of the request path").
- * A Request keeps its own body too; a Response serves its held text to every reader (see HeldTextResponse).
+ * A Request keeps its own body too; a Response serves its held body to every reader (see HeldResponse).
  */
 const heldRequests = new WeakMap<Request, Uint8Array>()
 
 /**
- * A JSON answer that keeps its serialized text as its body. Undici's `new Response(text)` converts the text to a
- * USVString (a full scan of it) and builds a web stream for it; and, measured with --trace-gc-nvp, answers
- * built that way survived the young-generation collections (~4.4 MB promoted every other scavenge during the
- * lookup benchmark, ~0.1 MB without them), so the full collections they caused put 10–20 ms pauses into its
- * tail (docs/decisions/013-letter-case.md, "Speed of the request path"). Here the base Response has no
- * body; the bridge writes the text with one `res.end`, and any other reader (tests, Remix) gets the same text
- * through the usual methods or, only when asked for, a stream of it. The text can be read more than once.
+ * A JSON answer that keeps its serialized text (or its UTF-8 bytes) as its body. Undici's `new Response(text)`
+ * converts the text to a USVString (a full scan of it) and builds a web stream for it; and, measured with
+ * --trace-gc-nvp, answers built that way survived the young-generation collections (~4.4 MB promoted every
+ * other scavenge during the lookup benchmark, ~0.1 MB without them), so the full collections they caused put
+ * 10–20 ms pauses into its tail (docs/decisions/013-letter-case.md, "Speed of the request path"). Here the base
+ * Response has no body; the bridge writes the held body with one `res.end`, and any other reader (tests, Remix)
+ * gets the same body through the usual methods or, only when asked for, a stream of it. It can be read more
+ * than once.
  */
-class HeldTextResponse extends Response {
-  readonly heldText: string
+class HeldResponse extends Response {
+  readonly held: string | Uint8Array
   #stream: ReadableStream<Uint8Array<ArrayBuffer>> | undefined
 
-  constructor(text: string, init: ResponseInit) {
+  constructor(held: string | Uint8Array, init: ResponseInit) {
     super(null, init)
-    this.heldText = text
+    this.held = held
   }
 
   override get body(): ReadableStream<Uint8Array<ArrayBuffer>> {
-    this.#stream ??= new Response(this.heldText).body!
+    this.#stream ??= new Response(this.#bytes()).body!
     return this.#stream
   }
 
@@ -35,23 +36,32 @@ class HeldTextResponse extends Response {
   }
 
   override text(): Promise<string> {
-    return Promise.resolve(this.heldText)
+    return Promise.resolve(this.#text())
   }
 
   override json(): Promise<unknown> {
-    return Promise.resolve().then(() => JSON.parse(this.heldText) as unknown)
+    return Promise.resolve().then(() => JSON.parse(this.#text()) as unknown)
   }
 
   override arrayBuffer(): Promise<ArrayBuffer> {
-    return Promise.resolve(new TextEncoder().encode(this.heldText).buffer)
+    return Promise.resolve(this.#bytes().buffer)
   }
 
   override blob(): Promise<Blob> {
-    return Promise.resolve(new Blob([this.heldText], { type: this.headers.get('Content-Type') ?? '' }))
+    return Promise.resolve(new Blob([this.#bytes()], { type: this.headers.get('Content-Type') ?? '' }))
   }
 
   override clone(): Response {
-    return new HeldTextResponse(this.heldText, this)
+    return new HeldResponse(this.held, this)
+  }
+
+  #text(): string {
+    return typeof this.held === 'string' ? this.held : new TextDecoder().decode(this.held)
+  }
+
+  /** A fresh copy each time: a reader may keep or transfer what it is given. */
+  #bytes(): Uint8Array<ArrayBuffer> {
+    return typeof this.held === 'string' ? new TextEncoder().encode(this.held) : new Uint8Array(this.held)
   }
 }
 
@@ -60,7 +70,12 @@ class HeldTextResponse extends Response {
  * content type (JSON, or SARIF's JSON).
  */
 export function jsonResponse(value: unknown, init: ResponseInit): Response {
-  return new HeldTextResponse(JSON.stringify(value), init)
+  return new HeldResponse(JSON.stringify(value), init)
+}
+
+/** An answer whose body is already encoded (`bytes`, written to the socket as they are). */
+export function bytesResponse(bytes: Uint8Array, init: ResponseInit): Response {
+  return new HeldResponse(bytes, init)
 }
 
 /** A Request whose body is `bytes`, remembered for the readers of its body. */
@@ -73,9 +88,9 @@ export function requestWithBytes(
   return request
 }
 
-/** The body of a Response built by this module (UTF-8 when written), or undefined (stream it then). */
-export function heldResponseBody(response: Response): string | undefined {
-  return response instanceof HeldTextResponse ? response.heldText : undefined
+/** The body of a Response built by this module (a text is written as UTF-8), or undefined (stream it then). */
+export function heldResponseBody(response: Response): string | Uint8Array | undefined {
+  return response instanceof HeldResponse ? response.held : undefined
 }
 
 /** The bytes of a Request built by this module, or undefined (read its stream then). */

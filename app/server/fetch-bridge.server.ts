@@ -90,9 +90,9 @@ export async function sendFetchResponse(
     return
   }
   if (held !== undefined) {
-    // Encoded once here: `res.end(text)` measures the text's UTF-8 length for Content-Length and then encodes it,
-    // two passes over a large answer.
-    res.end(Buffer.from(held, 'utf8'))
+    // A text is encoded once here: `res.end(text)` measures the text's UTF-8 length for Content-Length and then
+    // encodes it, two passes over a large answer.
+    res.end(typeof held === 'string' ? Buffer.from(held, 'utf8') : held)
     return
   }
   await pipeline(Readable.fromWeb(response.body as NodeReadableStream<Uint8Array>), res).catch(

@@ -74,6 +74,7 @@ export const TERM_ENDPOINTS = [
     access: read,
     body: LookupSchema,
     response: LookupResponseSchema,
+    frozenItems: 'results',
     handler: async ({ body }) => lookupTerms(body),
   }),
   endpoint({

@@ -59,6 +59,44 @@ describe('validation right after a save', () => {
     expect(lookup.json.results[0].found).toBe(true)
   })
 
+  it('never answers a lookup with a result remembered from before a change', async () => {
+    const texts = ['Zephyr Gate', 'zephyr-gate', 'ZEPHYR GATE', 'Zephyr Gate']
+    const lookup = async () => {
+      const res = await api('POST', '/terms/lookup', key, { texts })
+      expect(res.status).toBe(200)
+      return res
+    }
+    const first = await lookup()
+    expect(first.json.results.map((r: { found: boolean }) => r.found)).toEqual([false, false, false, false])
+    // Asked again (results remembered now): the same answer, byte for byte, with the text repeated in place.
+    expect((await lookup()).text).toBe(first.text)
+
+    const created = await api('POST', '/terms', editor.sessionHeaders, {
+      name: 'Zephyr Gate',
+      notations: [{ text: 'zephyr-gate', kind: 'deprecated', lang: null }],
+    })
+    expect(created.status).toBe(201)
+    const found = await lookup()
+    const findings = found.json.results.map((r: { matches: { finding: string; preferred: string }[] }) =>
+      r.matches.map((m) => `${m.finding} → ${m.preferred}`),
+    )
+    expect(findings[0]).toEqual(['correct → Zephyr Gate'])
+    expect(findings[1]).toEqual(['deprecated-notation → Zephyr Gate'])
+    expect(findings[3]).toEqual(findings[0])
+    expect(found.json.results[2].found).toBe(true)
+    expect(JSON.parse((await lookup()).text)).toEqual(found.json)
+
+    const admin = await createUser({ role: 'admin' })
+    const removed = await api('DELETE', `/terms/${created.json.id}`, admin.sessionHeaders)
+    expect(removed.status).toBe(204)
+    expect((await lookup()).json.results.map((r: { found: boolean }) => r.found)).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ])
+  })
+
   it('waits at most the bound, then answers with the old matcher and says it is not up to date', async () => {
     const old = await matcherCache.whenIdle()
     let release!: () => void
