@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BrowserContext, Page } from 'playwright-core'
 import { searchEn, searchKo } from '#app/lib/messages/search.ts'
 import { startStandIn, type StandIn } from '#tests/provider-stand-in.ts'
-import { useAppAndBrowser } from './use-app.ts'
+import { apiOf, useAdminAndViewer, useAppAndBrowser } from './use-app.ts'
 
 /**
  * Search by meaning in Chromium against the built app (`glossary start`: the in-process index loop) and the
@@ -14,56 +14,24 @@ import { useAppAndBrowser } from './use-app.ts'
 
 const app = useAppAndBrowser()
 let provider: StandIn
-let adminCookie = ''
-let viewerCookie = ''
+const accounts = useAdminAndViewer(app)
+const api = apiOf(app)
 let wikiSlug = ''
 let meetingId = ''
 const KEY = 'sk-e2e-KEY-5c21'
 const HEADER_VALUE = 'tenant-e2e-SECRET'
-const SESSION_COOKIE = 'glossary_session'
-
-async function api(path: string, init: { method?: string; cookie?: string; body?: unknown } = {}) {
-  return fetch(`${app.service.url}/api/v1${path}`, {
-    method: init.method ?? 'GET',
-    headers: {
-      'content-type': 'application/json',
-      origin: app.service.url,
-      ...(init.cookie ? { cookie: init.cookie } : {}),
-    },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  })
-}
-
 async function created(res: Response): Promise<{ id: string; slug: string }> {
   expect(res.status, await res.clone().text()).toBe(201)
   return res.json()
 }
 
-function sessionOf(res: Response): string {
-  const line = res.headers.getSetCookie().find((l) => l.startsWith(`${SESSION_COOKIE}=`))
-  expect(line, 'a session cookie').toBeDefined()
-  return line!.split(';')[0]!
-}
-
 beforeAll(async () => {
-  const setup = await api('/setup', {
-    method: 'POST',
-    body: { email: 'admin@example.test', password: 'admin password 1', name: 'Ada Admin' },
-  })
-  expect(setup.status).toBe(200)
-  adminCookie = sessionOf(setup)
-  const register = await api('/auth/register', {
-    method: 'POST',
-    body: { email: 'viewer@example.test', password: 'viewer password 1', name: 'Vic Viewer' },
-  })
-  expect(register.status, await register.clone().text()).toBe(200)
-  viewerCookie = sessionOf(register)
   provider = await startStandIn()
 
   await created(
     await api('/terms', {
       method: 'POST',
-      cookie: adminCookie,
+      cookie: accounts.admin,
       body: {
         name: 'Settlement Batch',
         definition: 'The nightly settlement batch closes the ledger of every account.',
@@ -73,7 +41,7 @@ beforeAll(async () => {
   await created(
     await api('/terms', {
       method: 'POST',
-      cookie: adminCookie,
+      cookie: accounts.admin,
       body: { name: 'Feature Flag', definition: 'A switch that turns a feature on without a release.' },
     }),
   )
@@ -81,7 +49,7 @@ beforeAll(async () => {
     await created(
       await api('/wiki', {
         method: 'POST',
-        cookie: adminCookie,
+        cookie: accounts.admin,
         body: {
           title: 'Closing the books',
           content: 'How the settlement batch reconciles the ledger every night.',
@@ -94,7 +62,7 @@ beforeAll(async () => {
     await created(
       await api('/meetings', {
         method: 'POST',
-        cookie: adminCookie,
+        cookie: accounts.admin,
         body: {
           title: 'Finance sync',
           meetingDate: '2024-03-10',
@@ -135,7 +103,7 @@ const field = (page: Page, name: string) => page.locator(`[name="${name}"]`)
 /** Waits until the index queue has nothing queued or processing (the app's in-process loop works it off). */
 async function indexIdle(): Promise<void> {
   for (let i = 0; i < 600; i++) {
-    const stats = await api('/admin/rag-config', { cookie: adminCookie }).then((r) => r.json())
+    const stats = await api('/admin/rag-config', { cookie: accounts.admin }).then((r) => r.json())
     if (stats.queued + stats.processing === 0) return
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
@@ -144,7 +112,7 @@ async function indexIdle(): Promise<void> {
 
 describe('/admin/search-settings', () => {
   it('without JavaScript: loads the models, saves the provider with a write-only key and header, tests the connection', async () => {
-    const context = await newContext({ cookie: adminCookie, javaScript: false })
+    const context = await newContext({ cookie: accounts.admin, javaScript: false })
     const page = await context.newPage()
     await page.goto('/admin/search-settings')
     expect(await page.locator('h1').innerText()).toBe(searchEn['searchSettings.title'])
@@ -184,7 +152,7 @@ describe('/admin/search-settings', () => {
     await page.waitForLoadState('load')
     await page.getByText(searchEn['searchSettings.saved'], { exact: true }).waitFor()
     expect(await page.locator('#embedding-model').count()).toBe(0)
-    const stored = await api('/admin/rag-config', { cookie: adminCookie }).then((r) => r.json())
+    const stored = await api('/admin/rag-config', { cookie: accounts.admin }).then((r) => r.json())
     expect(stored).toMatchObject({
       enabled: true,
       embeddingBaseUrl: provider.url,
@@ -214,7 +182,7 @@ describe('/admin/search-settings', () => {
   })
 
   it('with JavaScript: the model list and a refused save work in place, without console errors', async () => {
-    const context = await newContext({ cookie: adminCookie })
+    const context = await newContext({ cookie: accounts.admin })
     const page = await context.newPage()
     const errors = watchConsole(page)
     await page.goto('/admin/search-settings', { waitUntil: 'networkidle' })
@@ -236,7 +204,7 @@ describe('/admin/search-settings', () => {
 
 describe('/admin/search-index', () => {
   it('with JavaScript: reindex, and the progress bar fills by itself until nothing is left', async () => {
-    const context = await newContext({ cookie: adminCookie })
+    const context = await newContext({ cookie: accounts.admin })
     const page = await context.newPage()
     const errors = watchConsole(page)
     await page.goto('/admin/search-index', { waitUntil: 'networkidle' })
@@ -259,7 +227,7 @@ describe('/admin/search-index', () => {
   })
 
   it('without JavaScript: reindex shows the progress bar and a refresh link that reaches done', async () => {
-    const context = await newContext({ cookie: adminCookie, javaScript: false })
+    const context = await newContext({ cookie: accounts.admin, javaScript: false })
     const page = await context.newPage()
     await page.goto('/admin/search-index')
     await page.getByRole('button', { name: searchEn['searchIndex.reindexButton'] }).click()
@@ -300,7 +268,7 @@ describe('/search', () => {
 
   for (const javaScript of [false, true]) {
     it(`${javaScript ? 'with' : 'without'} JavaScript: each tab shows a marked chunk and a working source link`, async () => {
-      const context = await newContext({ cookie: viewerCookie, javaScript })
+      const context = await newContext({ cookie: accounts.viewer, javaScript })
       const page = await context.newPage()
       const errors = watchConsole(page)
       await page.goto('/')
@@ -330,12 +298,12 @@ describe('/search', () => {
   it('says in the page, in Korean too, when search is switched off', async () => {
     const off = await api('/admin/rag-config', {
       method: 'PATCH',
-      cookie: adminCookie,
+      cookie: accounts.admin,
       body: { enabled: false },
     })
     expect(off.status).toBe(200)
     try {
-      const context = await newContext({ cookie: viewerCookie, javaScript: false })
+      const context = await newContext({ cookie: accounts.viewer, javaScript: false })
       await context.addCookies([{ name: 'lang', value: 'ko', url: app.service.url }])
       const page = await context.newPage()
       const response = await page.goto('/search?q=settlement')
@@ -346,7 +314,7 @@ describe('/search', () => {
       expect(await page.locator('input[name="q"]').inputValue()).toBe('settlement')
       await context.close()
     } finally {
-      await api('/admin/rag-config', { method: 'PATCH', cookie: adminCookie, body: { enabled: true } })
+      await api('/admin/rag-config', { method: 'PATCH', cookie: accounts.admin, body: { enabled: true } })
     }
   })
 })

@@ -5,7 +5,7 @@ import { commonEn } from '#app/lib/messages/common.ts'
 import { identityEn, identityKo } from '#app/lib/messages/identity.ts'
 import { DEFAULT_SSO_BUTTON_LABEL, SSO_FAILURE_CODES } from '#domain/sso.ts'
 import { startTestProvider, TEST_CLIENT_SECRET, type TestProvider } from '#tests/sso-provider.ts'
-import { useAppAndBrowser } from './use-app.ts'
+import { apiOf, SESSION_COOKIE, useAdminAndViewer, useAppAndBrowser } from './use-app.ts'
 
 /**
  * Single sign-on in Chromium against the built app (issue 13): the admin page /admin/sso (access, discovery
@@ -16,42 +16,10 @@ import { useAppAndBrowser } from './use-app.ts'
 
 const app = useAppAndBrowser()
 let provider: TestProvider
-let adminCookie = ''
-let viewerCookie = ''
+const accounts = useAdminAndViewer(app)
+const api = apiOf(app)
 const BUTTON = 'Sign in with Corp ID'
-const SESSION_COOKIE = 'glossary_session'
-
-async function api(path: string, init: { method?: string; cookie?: string; body?: unknown } = {}) {
-  return fetch(`${app.service.url}/api/v1${path}`, {
-    method: init.method ?? 'GET',
-    headers: {
-      'content-type': 'application/json',
-      origin: app.service.url,
-      ...(init.cookie ? { cookie: init.cookie } : {}),
-    },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  })
-}
-
-function sessionOf(res: Response): string {
-  const line = res.headers.getSetCookie().find((l) => l.startsWith(`${SESSION_COOKIE}=`))
-  expect(line, 'a session cookie').toBeDefined()
-  return line!.split(';')[0]!
-}
-
 beforeAll(async () => {
-  const setup = await api('/setup', {
-    method: 'POST',
-    body: { email: 'admin@example.test', password: 'admin password 1', name: 'Ada Admin' },
-  })
-  expect(setup.status).toBe(200)
-  adminCookie = sessionOf(setup)
-  const register = await api('/auth/register', {
-    method: 'POST',
-    body: { email: 'viewer@example.test', password: 'viewer password 1', name: 'Vic Viewer' },
-  })
-  expect(register.status, await register.clone().text()).toBe(200)
-  viewerCookie = sessionOf(register)
   provider = await startTestProvider({
     redirectUri: `${app.service.url}/auth/sso/callback`,
     devInteractions: true,
@@ -111,7 +79,7 @@ describe('the admin page /admin/sso', () => {
     expect(url.searchParams.get('redirectTo')).toBe('/admin/sso')
     await anonymous.close()
 
-    const viewer = await newContext({ cookie: viewerCookie })
+    const viewer = await newContext({ cookie: accounts.viewer })
     const viewerPage = await viewer.newPage()
     const response = await viewerPage.goto('/admin/sso')
     expect(response?.status()).toBe(403)
@@ -121,7 +89,7 @@ describe('the admin page /admin/sso', () => {
   })
 
   it('without JavaScript: discovery fills the endpoints, refused settings show their problems, the secret is write-only', async () => {
-    const context = await newContext({ cookie: adminCookie, javaScript: false })
+    const context = await newContext({ cookie: accounts.admin, javaScript: false })
     const page = await context.newPage()
     await page.goto('/admin/sso')
     expect(await page.locator('h1').innerText()).toBe(ssoEn['sso.title'])
@@ -156,7 +124,7 @@ describe('the admin page /admin/sso', () => {
     expect(await ssoForm(page).innerText()).toContain('clientId is needed to enable oidc.')
     expect(await page.locator('select[name="mode"]').inputValue()).toBe('oidc')
     expect(await input(page, 'tokenEndpoint').inputValue()).toBe(`${provider.issuer}/token`)
-    expect((await api('/sso', { cookie: adminCookie }).then((r) => r.json())).sso.mode).toBe('disabled')
+    expect((await api('/sso', { cookie: accounts.admin }).then((r) => r.json())).sso.mode).toBe('disabled')
 
     // An address that is not http(s): named at its field, nothing saved.
     await input(page, 'clientId').fill(provider.clientId)
@@ -169,7 +137,7 @@ describe('the admin page /admin/sso', () => {
     // The typed secret is not sent back with the refused form (neither in the field nor in the page data).
     expect(await input(page, 'clientSecret').inputValue()).toBe('')
     expect(await page.content()).not.toContain('refused-secret-4711')
-    expect((await api('/sso', { cookie: adminCookie }).then((r) => r.json())).sso.mode).toBe('disabled')
+    expect((await api('/sso', { cookie: accounts.admin }).then((r) => r.json())).sso.mode).toBe('disabled')
 
     // A usable combination with a client secret: saved; the secret is never sent back to the browser.
     await input(page, 'tokenEndpoint').fill(`${provider.issuer}/token`)
@@ -178,7 +146,7 @@ describe('the admin page /admin/sso', () => {
     await page.getByText(ssoEn['sso.saved']).waitFor()
     expect(await input(page, 'clientSecret').inputValue()).toBe('')
     expect(await page.getByText(ssoEn['sso.clientSecretStored']).count()).toBe(1)
-    const saved = await api('/sso', { cookie: adminCookie })
+    const saved = await api('/sso', { cookie: accounts.admin })
     const body = await saved.text()
     expect(body).not.toContain(TEST_CLIENT_SECRET.slice(0, 12))
     expect(JSON.parse(body).sso).toMatchObject({
@@ -197,12 +165,12 @@ describe('the admin page /admin/sso', () => {
     await input(page, 'buttonLabel').fill(BUTTON)
     await page.getByRole('button', { name: ssoEn['sso.save'] }).click()
     await page.getByText(ssoEn['sso.saved']).waitFor()
-    const kept = await api('/sso', { cookie: adminCookie }).then((r) => r.json())
+    const kept = await api('/sso', { cookie: accounts.admin }).then((r) => r.json())
     expect(kept.sso.hasClientSecret).toBe(true)
     await context.close()
   })
   it('with JavaScript: discovery and refused settings work in place, without console errors', async () => {
-    const context = await newContext({ cookie: adminCookie })
+    const context = await newContext({ cookie: accounts.admin })
     const page = await context.newPage()
     const errors = watchAppConsole(page)
     await page.goto('/admin/sso', { waitUntil: 'networkidle' })
@@ -218,7 +186,7 @@ describe('the admin page /admin/sso', () => {
     expect(await input(page, 'clientId').inputValue()).toBe(provider.clientId)
     // The refused save answered 400 on purpose; Chromium logs every 4xx fetch. Nothing else may be logged.
     expect(errors.splice(0)).toEqual([expect.stringContaining('400')])
-    const stored = await api('/sso', { cookie: adminCookie }).then((r) => r.json())
+    const stored = await api('/sso', { cookie: accounts.admin }).then((r) => r.json())
     expect(stored.sso.jwksUri).toBe(`${provider.issuer}/jwks`)
     expect(errors).toEqual([])
     await context.close()
@@ -254,7 +222,7 @@ describe('signing in through the provider in Chromium', () => {
     const cookie = `${SESSION_COOKIE}=${session!.value}`
     // GET /keys needs a session: 200 proves the cookie is one.
     expect((await api('/keys', { cookie })).status).toBe(200)
-    const users = await api('/admin/users?q=alice', { cookie: adminCookie }).then((r) => r.json())
+    const users = await api('/admin/users?q=alice', { cookie: accounts.admin }).then((r) => r.json())
     expect(users.items).toEqual([
       expect.objectContaining({
         email: 'alice@corp.test',
@@ -273,7 +241,7 @@ describe('signing in through the provider in Chromium', () => {
   })
 
   it('shows the admin the claim names of that sign-in, never their values', async () => {
-    const context = await newContext({ cookie: adminCookie, javaScript: false })
+    const context = await newContext({ cookie: accounts.admin, javaScript: false })
     const page = await context.newPage()
     await page.goto('/admin/sso')
     const names = await page.locator(`h2:text-is("${ssoEn['sso.lastClaims']}") + p`).innerText()
@@ -314,7 +282,7 @@ describe('the login page and SSO', () => {
   it('shows only the SSO button when password login is off', async () => {
     const off = await api('/sso', {
       method: 'PUT',
-      cookie: adminCookie,
+      cookie: accounts.admin,
       body: { passwordLoginEnabled: false },
     })
     expect(off.status, await off.clone().text()).toBe(200)
@@ -327,12 +295,12 @@ describe('the login page and SSO', () => {
     expect(await page.getByRole('link', { name: commonEn['nav.register'] }).count()).toBe(0)
     expect(await page.getByText(identityEn['login.disabled']).count()).toBe(0)
     // The existing admin session keeps working.
-    expect((await api('/sso', { cookie: adminCookie })).status).toBe(200)
+    expect((await api('/sso', { cookie: accounts.admin })).status).toBe(200)
 
     // In Korean: the failure texts, and the default button text in the reader's language.
     const reset = await api('/sso', {
       method: 'PUT',
-      cookie: adminCookie,
+      cookie: accounts.admin,
       body: { buttonLabel: DEFAULT_SSO_BUTTON_LABEL },
     })
     expect(reset.status).toBe(200)
