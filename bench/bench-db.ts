@@ -26,3 +26,51 @@ export async function openBenchDatabase(
   const { token } = await issueApiKey({ userId, name: 'bench', scopes: ['read', 'write', 'validate'] })
   return { userId, auth: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } }
 }
+
+/** What a generated term brings; the rest of its content is empty. */
+export interface BenchTerm {
+  name: string
+  notations: { text: string; kind: 'preferred' | 'admitted' | 'deprecated'; lang: string | null }[]
+  definition: string
+}
+
+/**
+ * Writes `terms` as new terms (slugs `t-0`, `t-1`, …) in one transaction through the term store's own bulk
+ * writer, as an import does, without the import's checks (the benchmarks' data is made valid).
+ */
+export async function insertBenchTerms(terms: readonly BenchTerm[], userId: string): Promise<void> {
+  const { em } = await import('../db/orm.ts')
+  const { contentHash } = await import('../app/services/terms/content.server.ts')
+  const { bumpGlossaryVersion, loadClassificationIds, writeTerms } =
+    await import('../app/services/terms/store.server.ts')
+  await em().transactional(async (tx) => {
+    const version = await bumpGlossaryVersion(tx)
+    const ids = await loadClassificationIds(tx)
+    const writes = terms.map((term, i) => {
+      const content = {
+        slug: `t-${i}`,
+        name: term.name,
+        fullName: null,
+        nameEn: null,
+        nameKo: null,
+        notations: term.notations,
+        domains: [],
+        categories: [],
+        tags: [],
+        status: 'active' as const,
+        definition: term.definition,
+        body: '',
+      }
+      return {
+        id: crypto.randomUUID(),
+        isNew: true,
+        revision: 1,
+        content,
+        hash: contentHash(content),
+        note: '',
+        authorId: userId,
+      }
+    })
+    await writeTerms(tx, writes, ids, version)
+  })
+}

@@ -23,7 +23,7 @@ import { promisify } from 'node:util'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { parseConfig, setConfig } from '../app/lib/config.server.ts'
-import { openBenchDatabase } from './bench-db.ts'
+import { insertBenchTerms, openBenchDatabase } from './bench-db.ts'
 import { benchEnv, percentile, prng, syntheticWords } from './support.ts'
 
 setConfig(parseConfig(benchEnv({ GLOSSARY_DATA_DIR: '/tmp/glossary-bench' })))
@@ -31,10 +31,7 @@ setConfig(parseConfig(benchEnv({ GLOSSARY_DATA_DIR: '/tmp/glossary-bench' })))
 const { buildMatcher } = await import('../app/services/matching/matcher.ts')
 const { createHttpApp } = await import('../app/server/http.server.ts')
 const { stopCompileWorker } = await import('../app/services/matching/compile-worker.ts')
-const { closeDb, em } = await import('../db/orm.ts')
-const { contentHash } = await import('../app/services/terms/content.server.ts')
-const { bumpGlossaryVersion, loadClassificationIds, writeTerms } =
-  await import('../app/services/terms/store.server.ts')
+const { closeDb } = await import('../db/orm.ts')
 const { matcherCache, buildSnapshot } = await import('../app/services/validation/matcher-cache.server.ts')
 const { notifyGlossaryChanged } = await import('../app/services/terms/events.server.ts')
 const { whenCandidatesIdle } = await import('../app/services/candidates/candidates.server.ts')
@@ -119,36 +116,10 @@ async function main(): Promise<void> {
   // --- bulk insert ---------------------------------------------------------------------------------
   const terms = generate(TERMS)
   let t0 = performance.now()
-  await em().transactional(async (tx) => {
-    const version = await bumpGlossaryVersion(tx)
-    const ids = await loadClassificationIds(tx)
-    const writes = terms.map((g, i) => {
-      const content = {
-        slug: `t-${i}`,
-        name: g.name,
-        fullName: null,
-        nameEn: null,
-        nameKo: null,
-        notations: g.notations,
-        domains: [],
-        categories: [],
-        tags: [],
-        status: 'active' as const,
-        definition: `Definition of ${g.name}.`,
-        body: '',
-      }
-      return {
-        id: crypto.randomUUID(),
-        isNew: true,
-        revision: 1,
-        content,
-        hash: contentHash(content),
-        note: '',
-        authorId: userId,
-      }
-    })
-    await writeTerms(tx, writes, ids, version)
-  })
+  await insertBenchTerms(
+    terms.map((g) => ({ name: g.name, notations: g.notations, definition: `Definition of ${g.name}.` })),
+    userId,
+  )
   console.log(`bulk insert of ${TERMS} terms (one transaction): ${ms(performance.now() - t0)}`)
 
   const server = createHttpApp().listen(0, '127.0.0.1')

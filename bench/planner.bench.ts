@@ -9,12 +9,11 @@
  * calls through the dispatcher with `enable_seqscan` off and on, and every SELECT the request ran with its
  * execution time under each (EXPLAIN ANALYZE, median of 5) and, where the plan differs, its top nodes. No assertions: figures for docs/decisions/016-index-pipeline.md.
  */
-import crypto from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { parseConfig, setConfig } from '../app/lib/config.server.ts'
-import { openBenchDatabase } from './bench-db.ts'
+import { insertBenchTerms, openBenchDatabase } from './bench-db.ts'
 import { benchEnv, percentile, prng, syntheticWords } from './support.ts'
 
 setConfig(parseConfig(benchEnv()))
@@ -35,9 +34,6 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planner-bench-'))
 const { userId, auth } = await openBenchDatabase({ dataDir })
 const { em, getDb, closeDb } = await import('../db/orm.ts')
 const { handleApiRequest } = await import('../app/api/handler.server.ts')
-const { contentHash } = await import('../app/services/terms/content.server.ts')
-const { bumpGlossaryVersion, loadClassificationIds, writeTerms } =
-  await import('../app/services/terms/store.server.ts')
 const { stopCompileWorker } = await import('../app/services/matching/compile-worker.ts')
 const { createUser } = await import('../tests/factories.ts')
 
@@ -50,9 +46,7 @@ console.log(
 // ── Data ────────────────────────────────────────────────────────────────────────────────────────────────
 const started = performance.now()
 const DOMAINS = ['payments', 'platform', 'finance', 'ops', 'security']
-await em().transactional(async (tx) => {
-  const version = await bumpGlossaryVersion(tx)
-  const ids = await loadClassificationIds(tx)
+{
   const seen = new Set<string>()
   const fresh = (make: () => string) => {
     for (;;) {
@@ -63,39 +57,21 @@ await em().transactional(async (tx) => {
       }
     }
   }
-  const writes = Array.from({ length: TERMS }, (_, i) => {
+  const terms = Array.from({ length: TERMS }, () => {
     const name = fresh(() => `${enWord(3)} ${enWord(2)}`)
-    const content = {
-      slug: `t-${i}`,
+    return {
       name,
-      fullName: null,
-      nameEn: null,
-      nameKo: null,
       notations: [
         { text: fresh(() => enWord(4)), kind: 'admitted' as const, lang: 'en' },
         { text: fresh(() => `${enWord(2)} ${enWord(3)}`), kind: 'admitted' as const, lang: 'en' },
         { text: fresh(() => koWord(3)), kind: 'preferred' as const, lang: 'ko' },
         { text: fresh(() => `${koWord(2)} ${koWord(2)}`), kind: 'deprecated' as const, lang: 'ko' },
       ],
-      domains: [],
-      categories: [],
-      tags: [],
-      status: 'active' as const,
       definition: `Definition of ${name}: ${Array.from({ length: 12 }, () => enWord(2)).join(' ')}.`,
-      body: '',
-    }
-    return {
-      id: crypto.randomUUID(),
-      isNew: true,
-      revision: 1,
-      content,
-      hash: contentHash(content),
-      note: '',
-      authorId: userId,
     }
   })
-  await writeTerms(tx, writes, ids, version)
-})
+  await insertBenchTerms(terms, userId)
+}
 await em().execute(
   `insert into wiki_pages (id, slug, title, content, summary, domain, status, revision, created_by_id,
                            updated_by_id, created_at, updated_at)
