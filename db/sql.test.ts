@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { where } from './sql.ts'
+import { where, pageTotal } from './sql.ts'
 
 describe('where', () => {
   it('joins the present conditions with and, their parameters in order', () => {
@@ -14,5 +14,38 @@ describe('where', () => {
   it('is empty when no condition is present (an empty string counts as absent)', () => {
     const text: string = ''
     expect(where(undefined, false, text && ['x = ?', text])).toEqual({ sql: '', params: [] })
+  })
+})
+
+describe('pageTotal', () => {
+  const rowsOf = (n: number) => Array.from({ length: n }, (_, i) => ({ id: i }))
+  const counter = (n: number) => {
+    const calls: number[] = []
+    return { calls, count: async () => (calls.push(1), [{ n: String(n) }]) }
+  }
+
+  it('takes the total from a page that ends the list, without counting', async () => {
+    const c = counter(99)
+    expect(await pageTotal({ rows: rowsOf(3), offset: 0, limit: 20 }, c.count)).toBe(3)
+    expect(await pageTotal({ rows: rowsOf(7), offset: 40, limit: 20 }, c.count)).toBe(47)
+    expect(await pageTotal({ rows: rowsOf(0), offset: 0, limit: 20 }, c.count)).toBe(0)
+    expect(c.calls).toHaveLength(0)
+  })
+
+  it('counts when a full page or a page past the end cannot tell', async () => {
+    const c = counter(57)
+    expect(await pageTotal({ rows: rowsOf(20), offset: 0, limit: 20 }, c.count)).toBe(57)
+    expect(await pageTotal({ rows: rowsOf(0), offset: 100, limit: 20 }, c.count)).toBe(57)
+    expect(c.calls).toHaveLength(2)
+  })
+
+  it('takes a total that the page statement carried', async () => {
+    const c = counter(57)
+    const rows = [
+      { id: 1, total: '41' },
+      { id: 2, total: '41' },
+    ]
+    expect(await pageTotal({ rows, offset: 0, limit: 2 }, c.count)).toBe(41)
+    expect(c.calls).toHaveLength(0)
   })
 })

@@ -1,7 +1,7 @@
 import type { z } from 'zod'
 import type { AuditListSchema } from '#app/schemas/identity.ts'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { countChanged, iso, pagedTotal, parseJson, where } from '#db/sql.ts'
+import { countChanged, iso, pageTotal, parseJson, where } from '#db/sql.ts'
 import { em } from '#db/orm.ts'
 
 /**
@@ -95,14 +95,13 @@ export async function selectAuditPage(
     filter.from && ['at >= ?::timestamptz', filter.from.toISOString()],
     filter.to && ['at < ?::timestamptz', filter.to.toISOString()],
   )
-  const rows = await manager.execute<(AuditRow & { total: string | number })[]>(
-    `select id, at, action, actor_user_id, actor_label, target_type, target_id, ip, user_agent, details,
-            count(*) over () as total
+  const rows = await manager.execute<AuditRow[]>(
+    `select id, at, action, actor_user_id, actor_label, target_type, target_id, ip, user_agent, details
        from audit_log ${filtered.sql}
       order by at desc, id desc limit ? offset ?`,
     [...filtered.params, limit, offset],
   )
-  const total = await pagedTotal(rows, offset, () =>
+  const total = await pageTotal({ rows, offset, limit }, () =>
     manager.execute<{ n: number }[]>(
       `select count(*)::int as n from audit_log ${filtered.sql}`,
       filtered.params,

@@ -1,7 +1,7 @@
 import type { z } from 'zod'
 import type { CandidateSchema } from '#app/schemas/candidates.ts'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { containsPattern, iso, parseJson, where } from '#db/sql.ts'
+import { containsPattern, iso, pageTotal, parseJson, where, windowTotal } from '#db/sql.ts'
 import type { CandidateStatus } from '#domain/content.ts'
 
 /**
@@ -91,12 +91,15 @@ export async function selectCandidatePage(
     ],
     query.folded && ['c.normalized like ?', containsPattern(query.folded)],
   )
-  const rows = await manager.execute<(CandidateRow & { total: string | number })[]>(
-    `select ${COLUMNS}, count(*) over () as total from term_candidates c ${filtered.sql}
+  const rows = await manager.execute<(CandidateRow & { total?: string })[]>(
+    `select ${COLUMNS}${windowTotal(query.folded)} from term_candidates c ${filtered.sql}
       order by c.count desc, c.last_seen_at desc, c.id limit ? offset ?`,
     [...filtered.params, query.limit, query.offset],
   )
-  return { items: rows.map(toDto), total: rows.length ? Number(rows[0]!.total) : 0 }
+  const total = await pageTotal({ rows, offset: query.offset, limit: query.limit }, () =>
+    manager.execute(`select count(*) as n from term_candidates c ${filtered.sql}`, filtered.params),
+  )
+  return { items: rows.map(toDto), total }
 }
 
 export async function selectCandidate(

@@ -5,7 +5,8 @@ import {
   containsPattern,
   iso,
   isoOrNull,
-  pagedTotal,
+  pageTotal,
+  windowTotal,
   personRef,
   textArray,
   where,
@@ -52,12 +53,12 @@ interface MeetingRow {
 /** A list item shows the first 200 characters of the text. */
 const EXCERPT = 200
 
-const SELECT = (body: 'content' | 'excerpt') => `
+const SELECT = (body: 'content' | 'excerpt', extra = '') => `
   select m.id, m.title, m.meeting_date, m.source, m.team, m.domain, m.status, m.revision,
          char_length(m.content) as content_length,
          ${body === 'content' ? 'm.content' : `left(m.content, ${EXCERPT}) as excerpt`},
          m.created_by_id, cu.name as created_by_name, m.created_at, m.archived_at,
-         m.archived_by_id, au.name as archived_by_name
+         m.archived_by_id, au.name as archived_by_name${extra}
     from meetings m
     left join users cu on cu.id = m.created_by_id
     left join users au on au.id = m.archived_by_id`
@@ -153,12 +154,12 @@ export async function selectMeetingPage(
     query.from && ['m.meeting_date >= ?', query.from.toISOString()],
     query.to && ['m.meeting_date <= ?', query.to.toISOString()],
   )
-  const rows = await manager.execute<(MeetingRow & { total: string | number })[]>(
-    `select x.*, count(*) over () as total from (${SELECT('excerpt')} ${filtered.sql}) x
-      order by x.meeting_date desc, x.id limit ? offset ?`,
+  const rows = await manager.execute<(MeetingRow & { total?: string })[]>(
+    `${SELECT('excerpt', windowTotal(pattern))} ${filtered.sql}
+      order by m.meeting_date desc, m.id limit ? offset ?`,
     [...filtered.params, query.limit, query.offset],
   )
-  const total = await pagedTotal(rows, query.offset, () =>
+  const total = await pageTotal({ rows, offset: query.offset, limit: query.limit }, () =>
     manager.execute(`select count(*) as n from meetings m ${filtered.sql}`, filtered.params),
   )
   return { items: rows.map((row) => ({ ...fields(row), excerpt: row.excerpt ?? '' })), total }

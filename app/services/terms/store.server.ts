@@ -7,7 +7,8 @@ import {
   batches,
   iso,
   likeEscape,
-  pagedTotal,
+  pageTotal,
+  windowTotal,
   parseJson,
   personRef,
   textArray,
@@ -546,15 +547,15 @@ export async function selectTermPage(
             case when t.search_text like ? then 0 when t.search_text like ? then 1 else 2 end, `
     : ''
   const rankParams = query.folded ? [query.cased, `%\u0001${escaped}\u0001%`, `%\u0001${escaped}%`] : []
-  const rows = await manager.execute<{ id: string; total: string | number }[]>(
-    `select t.id, count(*) over () as total
+  const rows = await manager.execute<{ id: string; total?: string }[]>(
+    `select t.id${windowTotal(query.folded)}
        from terms t
       ${filtered.sql}
       order by ${rank}lower(t.name), t.id
       limit ? offset ?`,
     [...filtered.params, ...rankParams, query.limit, query.offset],
   )
-  const total = await pagedTotal(rows, query.offset, () =>
+  const total = await pageTotal({ rows, offset: query.offset, limit: query.limit }, () =>
     manager.execute(`select count(*) as n from terms t ${filtered.sql}`, filtered.params),
   )
   return { ids: rows.map((r) => r.id), total }

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { containsPattern, iso, pagedTotal, where } from '#db/sql.ts'
+import { containsPattern, iso, pageTotal, where, windowTotal } from '#db/sql.ts'
 import type { AuthType, Role } from '#domain/identity.ts'
 
 /**
@@ -134,12 +134,12 @@ export async function selectUserPage(
     filter.authType && ['auth_type = ?', filter.authType],
     pattern && ['(email ilike ? or name ilike ?)', pattern, pattern],
   )
-  const rows = await manager.execute<(UserRow & { total: string | number })[]>(
-    `select ${COLUMNS}, count(*) over () as total from users ${filtered.sql}
+  const rows = await manager.execute<(UserRow & { total?: string })[]>(
+    `select ${COLUMNS}${windowTotal(pattern)} from users ${filtered.sql}
       order by email asc limit ? offset ?`,
     [...filtered.params, limit, offset],
   )
-  const total = await pagedTotal(rows, offset, () =>
+  const total = await pageTotal({ rows, offset, limit }, () =>
     manager.execute<{ n: number }[]>(`select count(*)::int as n from users ${filtered.sql}`, filtered.params),
   )
   return { items: rows.map(toUser), total }

@@ -6,7 +6,8 @@ import {
   containsPattern,
   iso,
   likeEscape,
-  pagedTotal,
+  pageTotal,
+  windowTotal,
   parseJson,
   personRef,
   textArray,
@@ -151,12 +152,12 @@ export async function selectPageList(
   // With `q`, title matches first.
   const rank = pattern ? 'case when lower(p.title) like lower(?) then 0 else 1 end, ' : ''
   const rankParams = pattern ? [pattern] : []
-  const rows = await manager.execute<{ id: string; total: string | number }[]>(
-    `select p.id, count(*) over () as total from wiki_pages p ${filtered.sql}
+  const rows = await manager.execute<{ id: string; total?: string }[]>(
+    `select p.id${windowTotal(pattern)} from wiki_pages p ${filtered.sql}
       order by ${rank}p.updated_at desc, p.id limit ? offset ?`,
     [...filtered.params, ...rankParams, query.limit, query.offset],
   )
-  const total = await pagedTotal(rows, query.offset, () =>
+  const total = await pageTotal({ rows, offset: query.offset, limit: query.limit }, () =>
     manager.execute(`select count(*) as n from wiki_pages p ${filtered.sql}`, filtered.params),
   )
   const ids = rows.map((r) => r.id)

@@ -269,3 +269,31 @@ describe('the queue row is written in the same transaction as the revision', () 
     expect((await api('GET', `/terms/${term.id}`, sessionHeaders)).json.definition).not.toBe('changed')
   })
 })
+
+describe('list totals', () => {
+  it('answers the same total on a full page, the last page and a page past the end', async () => {
+    const { sessionHeaders } = await createUser({ role: 'viewer' })
+    for (const name of ['Totalia One', 'Totalia Two', 'Totalia Three', 'Totalia Four', 'Totalia Five']) {
+      await createTerm({ name })
+    }
+    const page = async (n: number) => {
+      const res = await api('GET', `/terms?q=totalia&pageSize=2&page=${n}`, sessionHeaders)
+      expect(res.status).toBe(200)
+      return { names: res.json.items.map((i: Json) => i.name), total: res.json.total }
+    }
+    // A full page counts; the last, short page knows the total from its rows; past the end counts again.
+    expect(await page(1)).toEqual({ names: ['Totalia Five', 'Totalia Four'], total: 5 })
+    expect(await page(2)).toEqual({ names: ['Totalia One', 'Totalia Three'], total: 5 })
+    expect(await page(3)).toEqual({ names: ['Totalia Two'], total: 5 })
+    expect(await page(4)).toEqual({ names: [], total: 5 })
+
+    // Without q the page is read in index order and the total counted apart: the same on every page.
+    const [{ n }] = await em().execute<{ n: number }[]>(
+      `select count(*)::int as n from terms where deleted_at is null and status <> 'merged'`,
+    )
+    for (const at of [1, Math.ceil(n / 2), Math.ceil(n / 2) + 1]) {
+      const res = await api('GET', `/terms?pageSize=2&page=${at}`, sessionHeaders)
+      expect(res.json.total, `page ${at}`).toBe(n)
+    }
+  })
+})
