@@ -83,14 +83,22 @@ export function personRef(id: string | null, name: string | null): PersonRef | n
  */
 export async function pageTotal(
   page: { rows: readonly object[]; offset: number; limit: number },
-  countAll: () => Promise<{ n: string | number }[]>,
+  count: { manager: EntityManager; from: string; params: readonly unknown[] },
 ): Promise<number> {
   const { rows, offset, limit } = page
   const carried = (rows[0] as { total?: string | number } | undefined)?.total
   if (carried !== undefined) return Number(carried)
   if (rows.length > 0 && rows.length < limit) return offset + rows.length
   if (rows.length === 0 && offset === 0) return 0
-  return Number((await countAll())[0]?.n ?? 0)
+  // The embedded engine starts with `enable_seqscan = off` (decision 016); a count over most of a table is a
+  // sequential read, and as an index scan it took 103 ms instead of 40 ms at 200,000 audit records.
+  return count.manager.transactional(async (tx) => {
+    await tx.execute(`select set_config('enable_seqscan', 'on', true)`)
+    const [row] = await tx.execute<{ n: string | number }[]>(`select count(*) as n from ${count.from}`, [
+      ...count.params,
+    ])
+    return Number(row?.n ?? 0)
+  })
 }
 
 /** `, count(*) over () as total` when a statement reads every match anyway (see `pageTotal`), else nothing. */

@@ -101,11 +101,13 @@ export async function selectAuditPage(
       order by at desc, id desc limit ? offset ?`,
     [...filtered.params, limit, offset],
   )
-  const total = await pageTotal({ rows, offset, limit }, () =>
-    manager.execute<{ n: number }[]>(
-      `select count(*)::int as n from audit_log ${filtered.sql}`,
-      filtered.params,
-    ),
+  const total = await pageTotal(
+    { rows, offset, limit },
+    {
+      manager,
+      from: `audit_log ${filtered.sql}`,
+      params: filtered.params,
+    },
   )
   return { items: rows.map(toAuditItemDto), total }
 }

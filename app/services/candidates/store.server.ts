@@ -96,8 +96,13 @@ export async function selectCandidatePage(
       order by c.count desc, c.last_seen_at desc, c.id limit ? offset ?`,
     [...filtered.params, query.limit, query.offset],
   )
-  const total = await pageTotal({ rows, offset: query.offset, limit: query.limit }, () =>
-    manager.execute(`select count(*) as n from term_candidates c ${filtered.sql}`, filtered.params),
+  const total = await pageTotal(
+    { rows, offset: query.offset, limit: query.limit },
+    {
+      manager,
+      from: `term_candidates c ${filtered.sql}`,
+      params: filtered.params,
+    },
   )
   return { items: rows.map(toDto), total }
 }

@@ -159,8 +159,13 @@ export async function selectMeetingPage(
       order by m.meeting_date desc, m.id limit ? offset ?`,
     [...filtered.params, query.limit, query.offset],
   )
-  const total = await pageTotal({ rows, offset: query.offset, limit: query.limit }, () =>
-    manager.execute(`select count(*) as n from meetings m ${filtered.sql}`, filtered.params),
+  const total = await pageTotal(
+    { rows, offset: query.offset, limit: query.limit },
+    {
+      manager,
+      from: `meetings m ${filtered.sql}`,
+      params: filtered.params,
+    },
   )
   return { items: rows.map((row) => ({ ...fields(row), excerpt: row.excerpt ?? '' })), total }
 }

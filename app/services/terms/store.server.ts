@@ -555,8 +555,13 @@ export async function selectTermPage(
       limit ? offset ?`,
     [...filtered.params, ...rankParams, query.limit, query.offset],
   )
-  const total = await pageTotal({ rows, offset: query.offset, limit: query.limit }, () =>
-    manager.execute(`select count(*) as n from terms t ${filtered.sql}`, filtered.params),
+  const total = await pageTotal(
+    { rows, offset: query.offset, limit: query.limit },
+    {
+      manager,
+      from: `terms t ${filtered.sql}`,
+      params: filtered.params,
+    },
   )
   return { ids: rows.map((r) => r.id), total }
 }

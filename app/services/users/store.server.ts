@@ -139,8 +139,13 @@ export async function selectUserPage(
       order by email asc limit ? offset ?`,
     [...filtered.params, limit, offset],
   )
-  const total = await pageTotal({ rows, offset, limit }, () =>
-    manager.execute<{ n: number }[]>(`select count(*)::int as n from users ${filtered.sql}`, filtered.params),
+  const total = await pageTotal(
+    { rows, offset, limit },
+    {
+      manager,
+      from: `users ${filtered.sql}`,
+      params: filtered.params,
+    },
   )
   return { items: rows.map(toUser), total }
 }

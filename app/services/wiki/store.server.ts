@@ -157,8 +157,13 @@ export async function selectPageList(
       order by ${rank}p.updated_at desc, p.id limit ? offset ?`,
     [...filtered.params, ...rankParams, query.limit, query.offset],
   )
-  const total = await pageTotal({ rows, offset: query.offset, limit: query.limit }, () =>
-    manager.execute(`select count(*) as n from wiki_pages p ${filtered.sql}`, filtered.params),
+  const total = await pageTotal(
+    { rows, offset: query.offset, limit: query.limit },
+    {
+      manager,
+      from: `wiki_pages p ${filtered.sql}`,
+      params: filtered.params,
+    },
   )
   const ids = rows.map((r) => r.id)
   const details = ids.length
