@@ -20,7 +20,8 @@ type RouteModule = ServerBuild['routes'][string]['module']
 export interface PageRoute {
   /** The route's address pattern, as Remix's file name gives it (`admin/search-settings`). */
   path: string
-  module: RouteModule
+  /** The route module as the app's build imports it (a `meta` typed by its loader does not fit Remix's type). */
+  module: object
 }
 
 export interface PageAnswer {
@@ -39,8 +40,9 @@ function buildOf(routes: Record<string, PageRoute>): ServerBuild {
     root: assetRoute('root', undefined, '', root as unknown as RouteModule),
   }
   for (const [id, route] of Object.entries(routes)) {
-    serverRoutes[id] = { id, parentId: 'root', path: route.path, module: route.module }
-    assetRoutes[id] = assetRoute(id, 'root', route.path, route.module)
+    const module = route.module as RouteModule
+    serverRoutes[id] = { id, parentId: 'root', path: route.path, module }
+    assetRoutes[id] = assetRoute(id, 'root', route.path, module)
   }
   return {
     mode: 'production',

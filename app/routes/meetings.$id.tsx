@@ -5,6 +5,8 @@ import {
   type MetaFunction,
 } from '@remix-run/node'
 import { Form, Link, useLoaderData } from '@remix-run/react'
+import { fill } from '#app/components/terms/ui.tsx'
+import { PASSAGE_ANCHOR, readPassage } from '#app/lib/passage.ts'
 import { orErrorPage } from '#app/pages/forms.server.ts'
 import { requireUser, requireUserAction } from '#app/pages/session.server.ts'
 import { useOptionalUser, useT } from '#app/root.tsx'
@@ -20,7 +22,9 @@ function load(id: string) {
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireUser(request)
-  return { meeting: await load(params.id!) }
+  const meeting = await load(params.id!)
+  const passage = readPassage(new URL(request.url).searchParams, meeting.content.length, meeting.revision)
+  return { meeting, passage }
 }
 
 /** Records are read-only; the one change is archiving, by an admin. */
@@ -34,7 +38,8 @@ export async function action({ request, params }: ActionFunctionArgs) {
 export default function MeetingReader() {
   const t = useT()
   const user = useOptionalUser()
-  const { meeting } = useLoaderData<typeof loader>()
+  const { meeting, passage } = useLoaderData<typeof loader>()
+  const text = meeting.content
   return (
     <article>
       <p>
@@ -50,8 +55,22 @@ export default function MeetingReader() {
         {meeting.source ? ` · ${t('meetings.source')}: ${meeting.source}` : ''}
         {meeting.status === 'archived' ? ` · ${t('meetings.archived')}` : ''}
       </p>
-      {/* The original text exactly as recorded: plain text, never interpreted as Markdown or HTML. */}
-      <pre className="original">{meeting.content}</pre>
+      {passage.kind === 'stale' ? (
+        <p className="notice">{fill(t('search.passageStale'), { revision: passage.revision })}</p>
+      ) : null}
+      {/* The original text exactly as recorded: plain text, never interpreted as Markdown or HTML; the passage a
+          search result points at is marked (app/lib/passage.ts). */}
+      {passage.kind === 'mark' ? (
+        <pre className="original">
+          {text.slice(0, passage.passage.start)}
+          <mark className="passage" id={PASSAGE_ANCHOR}>
+            {text.slice(passage.passage.start, passage.passage.end)}
+          </mark>
+          {text.slice(passage.passage.end)}
+        </pre>
+      ) : (
+        <pre className="original">{text}</pre>
+      )}
       {user?.role === 'admin' && meeting.status === 'active' ? (
         <Form method="post">
           <button type="submit" className="danger">

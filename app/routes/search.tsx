@@ -4,6 +4,7 @@ import type { ReactNode } from 'react'
 import { FormError } from '#app/components/forms.tsx'
 import { fill, formatDate, termHref } from '#app/components/terms/ui.tsx'
 import { highlightParts } from '#app/lib/highlight.ts'
+import { passageHref } from '#app/lib/passage.ts'
 import type { MessageKey } from '#app/lib/i18n.ts'
 import { formAction, invalidForm, parseForm, type FormFailure } from '#app/pages/forms.server.ts'
 import { requireUser } from '#app/pages/session.server.ts'
@@ -260,7 +261,7 @@ export default function SearchPage() {
               ? search.result.items.map((item) => (
                   <Result
                     key={item.id}
-                    href={`/wiki/${encodeURIComponent(item.slug)}`}
+                    href={passageHref(`/wiki/${encodeURIComponent(item.slug)}`, item)}
                     item={item}
                     query={form.q}
                   >
@@ -272,7 +273,12 @@ export default function SearchPage() {
               : null}
             {search.tab === 'meetings'
               ? search.result.items.map((item) => (
-                  <Result key={item.id} href={`/meetings/${item.meetingId}`} item={item} query={form.q}>
+                  <Result
+                    key={item.id}
+                    href={passageHref(`/meetings/${item.meetingId}`, item)}
+                    item={item}
+                    query={form.q}
+                  >
                     <span className="muted small">
                       {formatDate(item.meetingDate)}
                       {item.team ? ` · ${item.team}` : ''} ·{' '}

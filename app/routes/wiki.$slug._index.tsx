@@ -1,9 +1,12 @@
 import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { Link, useLoaderData } from '@remix-run/react'
+import { fill } from '#app/components/terms/ui.tsx'
 import type { MessageKey } from '#app/lib/i18n.ts'
+import { readPassage } from '#app/lib/passage.ts'
 import { orErrorPage } from '#app/pages/forms.server.ts'
 import { requireUser } from '#app/pages/session.server.ts'
 import { useOptionalUser, useT } from '#app/root.tsx'
+import { renderMarkdown } from '#app/services/markdown/render.server.ts'
 import { getWikiPage } from '#app/services/wiki/read.server.ts'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
@@ -12,13 +15,18 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireUser(request)
-  return { page: await orErrorPage(() => getWikiPage({ slug: params.slug! })) }
+  const page = await orErrorPage(() => getWikiPage({ slug: params.slug! }))
+  // A search result's passage (app/lib/passage.ts): the blocks that hold it are marked.
+  const passage = readPassage(new URL(request.url).searchParams, page.content.length, page.revision)
+  const html =
+    passage.kind === 'mark' ? renderMarkdown(page.content, { passage: passage.passage }) : page.html
+  return { page: { ...page, html }, stalePassage: passage.kind === 'stale' ? passage.revision : null }
 }
 
 export default function WikiPageView() {
   const t = useT()
   const user = useOptionalUser()
-  const { page } = useLoaderData<typeof loader>()
+  const { page, stalePassage } = useLoaderData<typeof loader>()
   return (
     <article>
       <h1>{page.title}</h1>
@@ -36,6 +44,9 @@ export default function WikiPageView() {
       </p>
       {page.status === 'draft' ? <p className="notice warning">{t('wiki.draftNotice')}</p> : null}
       {page.status === 'archived' ? <p className="notice">{t('wiki.archivedNotice')}</p> : null}
+      {stalePassage === null ? null : (
+        <p className="notice">{fill(t('search.passageStale'), { revision: stalePassage })}</p>
+      )}
       {page.summary ? <p className="lead">{page.summary}</p> : null}
       {page.sourceUrl ? (
         <p className="muted small">

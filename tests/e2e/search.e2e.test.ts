@@ -248,7 +248,10 @@ describe('/admin/search-index', () => {
 })
 
 describe('/search', () => {
-  /** Searches a tab, checks the first result's chunk has a mark, follows its link and answers the page. */
+  /**
+   * Searches a tab, checks the first result's chunk has a mark, follows its link (with the passage's range
+   * and anchor for wiki pages and meetings) and answers the page's path.
+   */
   async function searchAndFollow(page: Page, tab: 'terms' | 'wiki' | 'meetings', query: string) {
     await page.goto(`/search?tab=${tab}`)
     await page.locator('input[name="q"]').fill(query)
@@ -262,8 +265,8 @@ describe('/search', () => {
     const link = first.locator('a').first()
     const href = await link.getAttribute('href')
     await link.click()
-    await page.waitForURL((url) => url.pathname === href)
-    return href
+    await page.waitForURL((url) => `${url.pathname}${url.search}${url.hash}` === href)
+    return new URL(href!, page.url()).pathname
   }
 
   for (const javaScript of [false, true]) {
@@ -279,8 +282,11 @@ describe('/search', () => {
       await page.locator('h1', { hasText: 'Settlement Batch' }).waitFor()
       expect(await searchAndFollow(page, 'wiki', 'ledger')).toBe(`/wiki/${wikiSlug}`)
       await page.locator('h1', { hasText: 'Closing the books' }).waitFor()
+      // the passage the search found is marked, once
+      expect(await page.locator('.markdown #passage.passage').count()).toBe(1)
       expect(await searchAndFollow(page, 'meetings', 'settlement earlier')).toBe(`/meetings/${meetingId}`)
       await page.locator('h1', { hasText: 'Finance sync' }).waitFor()
+      expect(await page.locator('pre.original mark#passage').innerText()).toContain('settlement')
 
       // A tab link keeps the query.
       await page.goto('/search?q=settlement')

@@ -25,6 +25,8 @@ export const searchEn = {
   'search.count': '{n} results',
   'search.reranked': 'reordered by the reranker',
   'search.none': 'Nothing found.',
+  'search.passageStale':
+    'The search found a passage in revision {revision}; this text has changed since, so the passage is not marked.',
   'search.score': 'score',
   'search.rerankScore': 'rerank score',
   'search.field': 'from',
@@ -156,6 +158,8 @@ export const searchKo: Record<keyof typeof searchEn, string> = {
   'search.count': '결과 {n}건',
   'search.reranked': '재순위 모델로 정렬함',
   'search.none': '찾은 것이 없습니다.',
+  'search.passageStale':
+    '검색은 {revision}판에서 구절을 찾았습니다. 그 뒤로 글이 바뀌어 구절을 표시하지 않습니다.',
   'search.score': '점수',
   'search.rerankScore': '재순위 점수',
   'search.field': '출처',

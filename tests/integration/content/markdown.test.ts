@@ -52,3 +52,35 @@ describe('renderMarkdown', () => {
     expect(renderMarkdown('<b>bold?</b>')).toBe('<p>&lt;b&gt;bold?&lt;/b&gt;</p>\n')
   })
 })
+
+describe('renderMarkdown with a passage (a search result’s character range)', () => {
+  const md =
+    '# Title\r\n\r\nFirst para.\r\n\r\nSecond para\r\nwith two lines.\r\n\r\n- a\r\n- b\r\n\r\n| a | b |\r\n|---|---|\r\n| 1 | 2 |\r\n\r\n```js\r\ncode\r\n```\r\n'
+  const range = (from: string, to: string) => ({ start: md.indexOf(from), end: md.indexOf(to) + to.length })
+
+  it('marks the blocks that hold it, the first with the anchor, and nothing else', () => {
+    const html = renderMarkdown(md, { passage: range('with two', '- a') })
+    expect(html).toContain('<p class="passage" id="passage">Second para\nwith two lines.</p>')
+    expect(html).toContain('<li class="passage">a</li>')
+    expect(html).toContain('<li>b</li>')
+    expect(html).toContain('<p>First para.</p>')
+    expect(html.match(/id="passage"/g)).toHaveLength(1)
+  })
+
+  it('marks headings, table rows and code, keeping the code’s language', () => {
+    expect(renderMarkdown(md, { passage: range('Title', 'Title') })).toContain(
+      '<h1 class="passage" id="passage">Title</h1>',
+    )
+    const html = renderMarkdown(md, { passage: range('| 1', 'code') })
+    expect(html).toContain('<tr class="passage" id="passage">\n<td>1</td>')
+    expect(html).toContain('<code class="passage language-js">code')
+  })
+
+  it('renders as without a passage when none is given, and the page’s own source cannot make the mark', () => {
+    expect(renderMarkdown(md)).not.toContain('passage')
+    const forged = renderMarkdown('<p class="passage" id="passage">x</p>\n\n[a](#x){#passage}')
+    // shown as text, never as an element with the mark
+    expect(forged).toContain('&lt;p class="passage"')
+    expect(forged).not.toMatch(/<[a-z0-9]+ [^>]*(class|id)="passage"/)
+  })
+})

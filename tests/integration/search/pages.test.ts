@@ -2,7 +2,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { searchEn } from '#app/lib/messages/search.ts'
 import * as searchIndexPage from '#app/routes/admin.search-index.tsx'
 import * as searchSettingsPage from '#app/routes/admin.search-settings.tsx'
+import * as meetingPage from '#app/routes/meetings.$id.tsx'
 import * as searchPage from '#app/routes/search.tsx'
+import * as wikiPage from '#app/routes/wiki.$slug._index.tsx'
 import { em } from '#db/orm.ts'
 import { RETRY } from '#pipeline/flow.ts'
 import { createTerm, createUser, type TestUser } from '#tests/factories.ts'
@@ -25,6 +27,8 @@ const pages = usePageServer({
   'routes/search': { path: 'search', module: searchPage },
   'routes/admin.search-settings': { path: 'admin/search-settings', module: searchSettingsPage },
   'routes/admin.search-index': { path: 'admin/search-index', module: searchIndexPage },
+  'routes/wiki.$slug._index': { path: 'wiki/:slug', module: wikiPage },
+  'routes/meetings.$id': { path: 'meetings/:id', module: meetingPage },
 })
 
 let admin: TestUser
@@ -363,22 +367,62 @@ describe('/search', () => {
   it('the wiki and meetings tabs link to their sources; the meetings tab filters by team and date', async () => {
     const wiki = await pages.get('/search?tab=wiki&q=pangolin', viewer.sessionHeaders)
     expect(wiki.status).toBe(200)
-    expect(bodyOf(wiki.html)).toContain(`href="/wiki/${wikiSlug}"`)
+    expect(bodyOf(wiki.html)).toContain(`href="/wiki/${wikiSlug}?passage=`)
     expect(bodyOf(wiki.html)).toMatch(/<mark>pangolin<\/mark>/)
     const meetings = await pages.get('/search?tab=meetings&q=pangolin&team=finance', viewer.sessionHeaders)
-    expect(bodyOf(meetings.html)).toContain(`href="/meetings/${meetingId}"`)
+    expect(bodyOf(meetings.html)).toContain(`href="/meetings/${meetingId}?passage=`)
     expect(bodyOf(meetings.html)).toContain('name="team"')
     const otherTeam = await pages.get('/search?tab=meetings&q=pangolin&team=sales', viewer.sessionHeaders)
-    expect(bodyOf(otherTeam.html)).not.toContain(`href="/meetings/${meetingId}"`)
+    expect(bodyOf(otherTeam.html)).not.toContain(`href="/meetings/${meetingId}`)
     expect(textOf(otherTeam.html)).toContain(searchEn['search.none'])
     // `to` is the whole day: a meeting on that day is found
     const sameDay = await pages.get(
       '/search?tab=meetings&q=pangolin&from=2024-03-10&to=2024-03-10',
       viewer.sessionHeaders,
     )
-    expect(bodyOf(sameDay.html)).toContain(`href="/meetings/${meetingId}"`)
+    expect(bodyOf(sameDay.html)).toContain(`href="/meetings/${meetingId}?passage=`)
     const bad = await pages.get('/search?tab=meetings&q=pangolin&from=yesterday', viewer.sessionHeaders)
     expect(bad.status).toBe(400)
+  })
+
+  it('a result’s link opens its source at the passage, marked; another revision’s passage is not marked', async () => {
+    /** The address of the first result's link, without the fragment the browser keeps to itself. */
+    const firstLink = (html: string) => {
+      const href = /data-testid="search-result"><a [^>]*href="([^"]+)"/.exec(bodyOf(html))![1]!
+      return href.replace(/&amp;/g, '&').split('#')
+    }
+    const [wikiLink, wikiAnchor] = firstLink(
+      (await pages.get('/search?tab=wiki&q=pangolin', viewer.sessionHeaders)).html,
+    )
+    expect(wikiLink).toBe(`/wiki/${wikiSlug}?passage=0-43&revision=1`)
+    expect(wikiAnchor).toBe('passage')
+    const wikiOpened = await pages.get(wikiLink!, viewer.sessionHeaders)
+    expect(wikiOpened.status).toBe(200)
+    expect(bodyOf(wikiOpened.html)).toContain('<p class="passage" id="passage">How the pangolin ledger')
+
+    const [meetingLink] = firstLink(
+      (await pages.get('/search?tab=meetings&q=pangolin', viewer.sessionHeaders)).html,
+    )
+    expect(meetingLink).toBe(`/meetings/${meetingId}?passage=0-43&revision=1`)
+    const meetingOpened = await pages.get(meetingLink!, viewer.sessionHeaders)
+    expect(bodyOf(meetingOpened.html)).toContain(
+      '<mark class="passage" id="passage">We discussed the pangolin ledger migration.</mark>',
+    )
+    // a part of the record: the text around the mark stays as recorded
+    const part = await pages.get(`/meetings/${meetingId}?passage=3-12`, viewer.sessionHeaders)
+    expect(bodyOf(part.html)).toMatch(
+      /<pre class="original">We <mark class="passage" id="passage">discussed<\/mark> the pangolin/,
+    )
+
+    const stale = await pages.get(`/wiki/${wikiSlug}?passage=0-43&revision=7`, viewer.sessionHeaders)
+    expect(stale.status).toBe(200)
+    expect(bodyOf(stale.html)).not.toContain('id="passage"')
+    expect(textOf(stale.html)).toContain(searchEn['search.passageStale'].replace('{revision}', '7'))
+    for (const bad of ['0-999', '9-3', 'x']) {
+      const ignored = await pages.get(`/meetings/${meetingId}?passage=${bad}`, viewer.sessionHeaders)
+      expect(ignored.status, bad).toBe(200)
+      expect(bodyOf(ignored.html), bad).not.toContain('id="passage"')
+    }
   })
 
   it('a search that cannot run is a message in the page (200, never 5xx): switched off, the provider failing', async () => {
