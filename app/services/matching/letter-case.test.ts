@@ -200,4 +200,23 @@ describe('helpers', () => {
       false,
     ])
   })
+
+  it('does not take the full stop of e.g., i.e., cf., vs. or Dr. as a sentence end, but does after etc.', () => {
+    const text =
+      'Use e.g. Alpha, i.e. Beta, cf. Gamma, vs. Delta, Dr. Epsilon, E.G. Zeta; all, etc. Eta. Meg. Theta'
+    const at = (word: string) => isSentenceStart(text, text.indexOf(word))
+    expect(
+      ['Alpha', 'Beta', 'Gamma', 'Delta', 'Epsilon', 'Zeta', 'Eta', 'Theta'].map((w) => [w, at(w)]),
+    ).toEqual([
+      ['Alpha', false],
+      ['Beta', false],
+      ['Gamma', false],
+      ['Delta', false],
+      ['Epsilon', false],
+      ['Zeta', false],
+      ['Eta', true],
+      // "Meg." is a word that only ends like "e.g.": a sentence end
+      ['Theta', true],
+    ])
+  })
 })

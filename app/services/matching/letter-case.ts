@@ -168,13 +168,56 @@ const LEAD_IN = new Set([
  * Whether the use starting at `start` of the original text begins a sentence: only lead-in characters
  * (spaces, opening quotes and brackets, Markdown markers) stand between it and the start of the text, a
  * line break, or a sentence end (`.`, `!`, `?`, `…`, `。`). A line start counts because headings, list items
- * and table cells begin with capitals; a capital there is never taken as a case error either.
+ * and table cells begin with capitals; a capital there is never taken as a case error either. The full stop
+ * of an abbreviation that stands before a word inside a sentence (`e.g.`, `i.e.`, `cf.`, `vs.`, `Dr.`: see
+ * `MID_SENTENCE_ABBREVIATIONS`) ends nothing.
  */
 export function isSentenceStart(text: string, start: number): boolean {
   for (let k = start - 1; k >= 0; k--) {
     const c = text.charCodeAt(k)
-    if (c === 0x0a || c === 0x0d || SENTENCE_END.has(c)) return true
+    if (c === 0x0a || c === 0x0d) return true
+    if (SENTENCE_END.has(c)) return c !== 0x2e || !endsAbbreviation(text, k)
     if (!LEAD_IN.has(c)) return false
   }
   return true
+}
+
+/**
+ * Abbreviations that are followed by more of the same sentence, lowercased without their last full stop.
+ * Those that often end a sentence too (`etc.`, `no.`) are left out: a capital after them stays excused.
+ */
+const MID_SENTENCE_ABBREVIATIONS = new Set([
+  'e.g',
+  'i.e',
+  'cf',
+  'vs',
+  'viz',
+  'approx',
+  'incl',
+  'esp',
+  'resp',
+  'mr',
+  'mrs',
+  'ms',
+  'dr',
+  'prof',
+  'fig',
+])
+
+/** Whether the full stop at `dot` ends one of `MID_SENTENCE_ABBREVIATIONS` (a word of its own). */
+function endsAbbreviation(text: string, dot: number): boolean {
+  let k = dot
+  while (k > 0 && dot - k < 8) {
+    const c = text.charCodeAt(k - 1)
+    if (!((c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x2e)) break
+    k--
+  }
+  return (
+    MID_SENTENCE_ABBREVIATIONS.has(text.slice(k, dot).toLowerCase()) && !isWordChar(text.charCodeAt(k - 1))
+  )
+}
+
+/** A letter or digit of any script, or an underscore: what would make the abbreviation part of a longer word. */
+function isWordChar(code: number): boolean {
+  return !Number.isNaN(code) && /[\p{L}\p{N}_]/u.test(String.fromCharCode(code))
 }
