@@ -37,6 +37,7 @@ const { closeDb } = await import('../db/orm.ts')
 const { matcherCache } = await import('../app/services/validation/matcher-cache.server.ts')
 const { whenCandidatesIdle } = await import('../app/services/candidates/candidates.server.ts')
 const { stopCompileWorker } = await import('../app/services/matching/compile-worker.ts')
+const { maskMarkdown } = await import('../app/services/validation/markdown-mask.ts')
 
 const execFileAsync = promisify(execFile)
 const arg = (name: string, fallback: number) =>
@@ -167,6 +168,33 @@ async function main(): Promise<void> {
   console.log(
     `calibration: one plain pass over the text (charCodeAt, ${RUNS} runs): median ${ms(median(pass))} (the goals assume about 1.3 ms); scan / pass = ${(median(wall) / median(pass)).toFixed(1)} (checksum ${sink})`,
   )
+
+  // --- Markdown: the pass that hides a text's non-prose parts before the scan (markup: markdown) ---------------
+  // Over the benchmark's text (prose: no Markdown in it) and over a 1 MB document dense with code spans, URLs,
+  // links and fenced code (one of each in every 160 characters or so).
+  const markdownPara =
+    'The API Gateway routes calls to `github` services; see https://github.com/x and [GitHub](https://github.com/z). 결제를 처리하는 API 관문은 **중요**하다.\n\n```js\nconst github = 1\n```\n\n'
+  const denseMarkdown = markdownPara.repeat(Math.ceil(text.length / markdownPara.length))
+  const asMarkdown = (await post('/validate', { text, includePreferred: false, markup: 'markdown' })) as {
+    occurrences: unknown[]
+  }
+  console.log(
+    `markup=markdown over the benchmark text (prose only): ${JSON.stringify(asMarkdown.occurrences) === JSON.stringify(result.occurrences) ? 'the same' : 'NOT the same'} ${result.occurrences.length} findings`,
+  )
+  for (const [label, doc] of [
+    ['the benchmark text', text],
+    ['a dense Markdown document', denseMarkdown],
+  ] as const) {
+    const times: number[] = []
+    for (let r = 0; r < RUNS; r++) {
+      t0 = performance.now()
+      maskMarkdown(doc)
+      times.push(performance.now() - t0)
+    }
+    console.log(
+      `markup=markdown: hiding the non-prose parts of ${label} (${(doc.length / 1e6).toFixed(2)} M code units), ${RUNS} runs: median ${ms(median(times))}`,
+    )
+  }
 
   // --- POST /validate over HTTP ------------------------------------------------------------------------------
   for (const includePreferred of [false, true]) {

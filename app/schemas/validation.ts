@@ -45,9 +45,19 @@ export const UpdateValidationConfigSchema = ValidationConfigSchema.partial()
   .meta({ example: { wrongCaseSeverity: 'error' } })
 export type UpdateValidationConfigInput = z.output<typeof UpdateValidationConfigSchema>
 
+/**
+ * How a text is read (docs/decisions/022-markdown-validation.md): as plain text, or as Markdown, whose code,
+ * URLs, link destinations and titles, HTML, reference definitions and front matter are not checked.
+ */
+export const MARKUP_VALUES = ['text', 'markdown'] as const
+export type Markup = (typeof MARKUP_VALUES)[number]
+const MARKUP_DESCRIPTION =
+  '`markdown` checks only the prose of a Markdown text: code blocks and spans, URLs, link destinations and titles, HTML, reference definitions and YAML front matter are skipped. Offsets, lines and columns stay those of the text as sent.'
+
 export const ValidateSchema = z
   .object({
     text: z.string().max(VALIDATE_LIMITS.textChars),
+    markup: z.enum(MARKUP_VALUES).default('text').meta({ description: MARKUP_DESCRIPTION }),
     includePreferred: z
       .boolean()
       .default(true)
@@ -67,10 +77,15 @@ export const ValidateBatchSchema = z
               'Your name for the text, by default `text-<n>` (1-based). For SARIF a file path relative to your checkout: it becomes the artifact URI, percent-encoded.',
           }),
           text: z.string(),
+          markup: z
+            .enum(MARKUP_VALUES)
+            .optional()
+            .meta({ description: 'How this text is read, when not as the batch’s `markup` says.' }),
         }),
       )
       .min(1)
       .max(VALIDATE_LIMITS.batchTexts),
+    markup: z.enum(MARKUP_VALUES).default('text').meta({ description: MARKUP_DESCRIPTION }),
     format: z.enum(['json', 'sarif']).default('json').meta({
       description: '`sarif` answers with a SARIF 2.1.0 log (application/sarif+json) for CI systems.',
     }),
@@ -80,9 +95,10 @@ export const ValidateBatchSchema = z
   .meta({
     example: {
       texts: [
-        { id: 'docs/intro.md', text: 'API 관문을 쓴다.' },
-        { id: 'docs/api.md', text: 'Call the API GW.' },
+        { id: 'docs/intro.md', text: 'API 관문을 쓴다. `api-gw --help`' },
+        { id: 'docs/api.md', text: 'Call the [API GW](https://api-gw.example).' },
       ],
+      markup: 'markdown',
       format: 'sarif',
     },
   })

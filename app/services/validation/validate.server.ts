@@ -2,6 +2,7 @@ import { AppError } from '#app/lib/errors.server.ts'
 import {
   VALIDATE_LIMITS,
   type GlossaryState,
+  type Markup,
   type Severity,
   type ValidateBatchInput,
   type ValidateInput,
@@ -10,6 +11,7 @@ import {
 import { gatherCandidatesLater } from '#app/services/candidates/candidates.server.ts'
 import { getValidationConfig } from '#app/services/settings/settings.server.ts'
 import { severityOf, useFacts, type Occurrence } from './findings.server.ts'
+import { maskMarkdown } from './markdown-mask.ts'
 import { matcherCache, type MatcherSnapshot } from './matcher-cache.server.ts'
 
 /**
@@ -19,7 +21,8 @@ import { matcherCache, type MatcherSnapshot } from './matcher-cache.server.ts'
  * discouraged); a use in the wrong letter case → the administrator's setting (default `warning`); an
  * admitted notation → `info`; a correct use → `none` (reported so pages can highlight terms).
  * Offsets are UTF-16 code units of the input, lines and columns 1-based. Boundary and letter-case rules are
- * the matcher's (app/services/matching/).
+ * the matcher's (app/services/matching/). A Markdown text is scanned with its non-prose parts hidden
+ * (markdown-mask.ts), which keeps offsets, lines and columns.
  */
 export type { Occurrence, Severity }
 
@@ -32,14 +35,19 @@ export interface Summary {
   terms: number
 }
 
+/** What the matcher and the candidate gatherer read of a text: Markdown without its non-prose parts. */
+function proseOf(text: string, markup: Markup): string {
+  return markup === 'markdown' ? maskMarkdown(text) : text
+}
+
 function scanText(
   snapshot: MatcherSnapshot,
-  text: string,
+  prose: string,
   includePreferred: boolean,
   config: ValidationConfig,
 ): Occurrence[] {
   const out: Occurrence[] = []
-  for (const match of snapshot.matcher.scan(text)) {
+  for (const match of snapshot.matcher.scan(prose)) {
     for (const facts of useFacts(match.entries, match.wrongCase)) {
       const severity = severityOf(facts.finding, config)
       if (severity === 'none' && !includePreferred) continue
@@ -86,8 +94,9 @@ export async function validateText(
   options: ValidateInput,
 ): Promise<{ occurrences: Occurrence[]; summary: Summary; glossary: GlossaryState }> {
   const [{ snapshot, upToDate }, config] = await Promise.all([matcherCache.getFresh(), getValidationConfig()])
-  const occurrences = scanText(snapshot, options.text, options.includePreferred, config)
-  gatherCandidatesLater({ texts: [options.text], source: 'validate', known: snapshot.byKey })
+  const prose = proseOf(options.text, options.markup)
+  const occurrences = scanText(snapshot, prose, options.includePreferred, config)
+  gatherCandidatesLater({ texts: [prose], source: 'validate', known: snapshot.byKey })
   return { occurrences, summary: summarize(occurrences), glossary: { version: snapshot.version, upToDate } }
 }
 
@@ -109,12 +118,13 @@ export async function validateBatch(options: Omit<ValidateBatchInput, 'format'>)
     )
   }
   const [{ snapshot, upToDate }, config] = await Promise.all([matcherCache.getFresh(), getValidationConfig()])
+  const proses = options.texts.map((t) => proseOf(t.text, t.markup ?? options.markup))
   const results = options.texts.map((t, i) => {
-    const occurrences = scanText(snapshot, t.text, options.includePreferred, config)
+    const occurrences = scanText(snapshot, proses[i]!, options.includePreferred, config)
     return { id: t.id ?? `text-${i + 1}`, occurrences, summary: summarize(occurrences) }
   })
   gatherCandidatesLater({
-    texts: options.texts.map((t) => t.text),
+    texts: proses,
     source: 'validate',
     known: snapshot.byKey,
   })

@@ -106,6 +106,68 @@ describe('POST /validate', () => {
   })
 })
 
+describe('Markdown (markup: markdown)', () => {
+  const doc = [
+    '---',
+    'repo: Github',
+    '---',
+    '# Javascript on GitHub',
+    '',
+    'Clone it from https://github.com/acme/app or [GitHub](https://github.com/acme "Github page").',
+    'Run `javascript --version` and <kbd>Github</kbd> in <span class="github">the Github app</span>.',
+    '',
+    '```javascript',
+    'const github = require("github")',
+    '```',
+    '',
+    '[gh]: https://github.com/acme',
+  ].join('\n')
+
+  it('checks the prose only, with the offsets, lines and columns of the text as sent', async () => {
+    const res = await api('POST', '/validate', key, {
+      text: doc,
+      markup: 'markdown',
+      includePreferred: false,
+    })
+    expect(res.status).toBe(200)
+    const found = res.json.occurrences.map((o: Json) => [o.text, o.finding, o.line, o.column])
+    const line7 = doc.split('\n')[6]!
+    expect(found).toEqual([
+      ['Javascript', 'wrong-case', 4, 3],
+      // the kbd's and the span's text are prose; their tags are not
+      ['Github', 'deprecated-notation', 7, line7.indexOf('>Github<') + 2],
+      ['Github', 'deprecated-notation', 7, line7.indexOf('the Github') + 5],
+    ])
+    for (const o of res.json.occurrences) expect(doc.slice(o.start, o.end)).toBe(o.text)
+    // as plain text, the same document also reports its front matter, URLs, code and link titles
+    const plain = await api('POST', '/validate', key, { text: doc, includePreferred: false })
+    expect(plain.json.occurrences.length).toBeGreaterThan(found.length + 4)
+  })
+
+  it('batch: the batch’s markup, or a text’s own, and SARIF regions of the text as sent', async () => {
+    const res = await api('POST', '/validate/batch', key, {
+      markup: 'markdown',
+      format: 'sarif',
+      texts: [
+        { id: 'docs/a.md', text: 'Use `github` or Github.' },
+        { id: 'notes.txt', text: 'Use `github` or Github.', markup: 'text' },
+      ],
+    })
+    expect(res.status).toBe(200)
+    const regions = res.json.runs[0].results.map((r: Json) => [
+      r.locations[0].physicalLocation.artifactLocation.uri,
+      r.locations[0].physicalLocation.region.startColumn,
+    ])
+    expect(regions).toEqual([
+      ['docs/a.md', 17],
+      ['notes.txt', 6],
+      ['notes.txt', 17],
+    ])
+    const bad = await api('POST', '/validate', key, { text: 'x', markup: 'html' })
+    expect(bad.status).toBe(400)
+  })
+})
+
 describe('POST /validate/batch', () => {
   it('reports wrong case as its own SARIF rule', async () => {
     const res = await api('POST', '/validate/batch', key, {

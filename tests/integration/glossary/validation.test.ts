@@ -140,7 +140,7 @@ describe('POST /validate', () => {
     const text = 'A.P.I. and "q\\b" 😀 인용부호를\t술어 Mainframe API datapipe\n\u2028 따옴표는 Api'
     for (const includePreferred of [false, true]) {
       const res = await api('POST', '/validate', key, { text, includePreferred })
-      const objects = await validateText({ text, includePreferred })
+      const objects = await validateText({ text, includePreferred, markup: 'text' })
       expect(objects.occurrences.length).toBeGreaterThan(4)
       expect(res.text).toBe(JSON.stringify(objects))
       const batch = await api('POST', '/validate/batch', key, {
