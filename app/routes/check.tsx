@@ -25,6 +25,7 @@ export async function action({ request }: ActionFunctionArgs) {
   const form = await request.formData()
   const text = String(form.get('text') ?? '').replace(/\r\n/g, '\n')
   const includePreferred = form.get('includePreferred') === 'on'
+  const markup = form.get('markdown') === 'on' ? 'markdown' : 'text'
   if (text.length > PAGE_TEXT_LIMIT) {
     return invalidForm({
       ok: false as const,
@@ -32,11 +33,11 @@ export async function action({ request }: ActionFunctionArgs) {
       fieldErrors: { text: `At most ${PAGE_TEXT_LIMIT} characters.` },
     })
   }
-  const parsed = parseForm(ValidateSchema, { text, includePreferred })
+  const parsed = parseForm(ValidateSchema, { text, includePreferred, markup })
   if (!parsed.ok) return invalidForm({ ...parsed, text })
   return formAction(async () => {
     const result = await validateText(parsed.data)
-    return { ok: true as const, text, includePreferred, ...result }
+    return { ok: true as const, text, includePreferred, markup, ...result }
   })
 }
 
@@ -65,6 +66,10 @@ export default function CheckPage() {
             defaultChecked={done ? done.includePreferred : false}
           />
           {t('check.includePreferred')}
+        </label>
+        <label className="inline-check">
+          <input type="checkbox" name="markdown" defaultChecked={done?.markup === 'markdown'} />
+          {t('check.markdown')}
         </label>
         <button type="submit" disabled={busy}>
           {t('check.submit')}

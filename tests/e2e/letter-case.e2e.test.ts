@@ -64,6 +64,16 @@ describe('letter case in the pages', () => {
       ])
       expect(await page.locator('mark[data-finding="wrong-case"]').textContent()).toBe('GITHUB')
       expect(await rows.first().textContent()).toContain('wrong letter case')
+
+      // Markdown: code and link addresses are not checked; the marks sit in the text as typed.
+      await page.fill('#check-text', 'See `Github` at [GitHub](https://github.com/Github).\n\nGithub is old.')
+      await page.getByLabel('The text is Markdown', { exact: false }).check()
+      await page.getByRole('button', { name: 'Check' }).click()
+      // the first check listed two rows; this one lists one
+      await page.waitForFunction(() => document.querySelectorAll('table.findings tbody tr').length === 1)
+      expect(await page.locator('mark[data-finding="deprecated-notation"]').textContent()).toBe('Github')
+      expect(await page.locator('table.findings tbody tr').first().textContent()).toContain('3:1')
+      expect(await page.getByLabel('The text is Markdown', { exact: false }).isChecked()).toBe(true)
       expect(errors).toEqual([])
       await context.close()
     },

@@ -102,6 +102,7 @@ export const termsEn = {
     'Paste a text to find deprecated and admitted notations of glossary terms, with the preferred form to write instead.',
   'check.text': 'Text',
   'check.includePreferred': 'Also mark correct uses (preferred names)',
+  'check.markdown': 'The text is Markdown: skip code, links’ addresses, URLs and HTML',
   'check.submit': 'Check',
   'check.result': 'Findings',
   'check.summary':
@@ -284,6 +285,7 @@ export const termsKo: Record<keyof typeof termsEn, string> = {
   'check.intro': '글을 붙여 넣으면 용어 사전의 비권장·허용 표기를 찾아 권장 표기를 알려 줍니다.',
   'check.text': '검사할 글',
   'check.includePreferred': '올바른 사용(권장 이름)도 표시',
+  'check.markdown': '마크다운 글: 코드, 링크 주소, URL, HTML은 검사하지 않음',
   'check.submit': '검사',
   'check.result': '검사 결과',
   'check.summary': '{total}건: 비권장 {error}, 폐기된 용어 {warning}, 허용 {info} (용어 {terms}개).',
