@@ -214,8 +214,8 @@ async function main(): Promise<void> {
   // are sent but reported apart.
   // This process's CPU time over the requests (the server's share; the client is another process) reads the
   // same on a loaded machine, where the wall-clock figures do not.
-  // The same 500 texts every time (a linter checking one document again): after the first request each text's
-  // result is remembered (lookup.server.ts), so this measures the request path.
+  // The same 500 texts every time (a linter checking one document again): from the second request on each
+  // text's result is remembered (lookup.server.ts), so this measures the request path.
   const lookupCpu = process.cpuUsage()
   let elu = performance.eventLoopUtilization()
   const lookups = await timeFromClient(`${base}/terms/lookup`, auth, { texts: lookupTexts }, LOOKUPS, 5, 20)

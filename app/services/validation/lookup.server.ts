@@ -23,44 +23,63 @@ export interface LookupResult {
 
 /**
  * Results per text, per snapshot: editors and linters look up the notations of their documents again and
- * again, and until the glossary changes a text's result stays the same. A result is frozen (its matches are
- * the frozen facts of findings.server.ts), so the API serializes it once (app/lib/immutable-json.ts). The
- * memo goes with its snapshot; past `LOOKUP_MEMO_MAX` texts it starts over, so it holds at most that many.
+ * again, and until the glossary changes a text's result stays the same. A remembered result is frozen (its
+ * matches are the frozen facts of findings.server.ts), so the API serializes it once
+ * (app/lib/immutable-json.ts). A text is remembered the second time it is asked (the first time only the text
+ * is kept): texts asked once would otherwise fill the memo, and keeping their results and bytes alive made
+ * every young-generation collection of a stream of new texts ~4 ms instead of ~2 ms (decision 013,
+ * session 7). The memo goes with its snapshot; past `LOOKUP_MEMO_MAX` texts each set starts over.
  */
-const memoBySnapshot = new WeakMap<MatcherSnapshot, Map<string, LookupResult>>()
+interface Memo {
+  results: Map<string, LookupResult>
+  askedOnce: Set<string>
+}
+const memoBySnapshot = new WeakMap<MatcherSnapshot, Memo>()
 export const LOOKUP_MEMO_MAX = 20_000
 
 /**
  * Answers many notations in one call from the matcher snapshot (normalized notation → entries, then the
  * letter-case rule, as for a use in the middle of a sentence), so 500 texts cost at most 500 Map lookups and
- * no database round trip; a text looked up before under the same snapshot costs one Map lookup.
+ * no database round trip; a remembered text costs one Map lookup.
  */
 export async function lookupTerms(options: { texts: string[] }): Promise<{ results: LookupResult[] }> {
   const { snapshot } = await matcherCache.getFresh()
   let memo = memoBySnapshot.get(snapshot)
-  if (!memo) memoBySnapshot.set(snapshot, (memo = new Map()))
+  if (!memo) memoBySnapshot.set(snapshot, (memo = { results: new Map(), askedOnce: new Set() }))
+  const { results: remembered, askedOnce } = memo
   const results = options.texts.map((text): LookupResult => {
-    let result = memo.get(text)
-    if (!result) {
-      result = lookupOne(snapshot, text)
-      if (memo.size >= LOOKUP_MEMO_MAX) memo.clear()
-      memo.set(text, result)
+    const known = remembered.get(text)
+    if (known) return known
+    if (!askedOnce.has(text)) {
+      if (askedOnce.size >= LOOKUP_MEMO_MAX) askedOnce.clear()
+      askedOnce.add(text)
+      return lookupOne(snapshot, text)
     }
+    askedOnce.delete(text)
+    const result = deepFreeze(lookupOne(snapshot, text))
+    if (remembered.size >= LOOKUP_MEMO_MAX) remembered.clear()
+    remembered.set(text, result)
     return result
   })
   return { results }
 }
 
+/** A result as the API answers it; its matches are the shared, frozen facts of findings.server.ts. */
 function lookupOne(snapshot: MatcherSnapshot, text: string): LookupResult {
   const hit = snapshot.matcher.lookup(text)
-  // The cached facts of each form are the answer's matches as they are (same fields, frozen, shared).
-  const matches: readonly LookupMatch[] = hit ? Object.freeze(useFacts(hit.entries, hit.wrongCase)) : []
-  return Object.freeze({
+  const matches: readonly LookupMatch[] = hit ? useFacts(hit.entries, hit.wrongCase) : NO_MATCHES
+  return {
     text,
     normalized: hit?.notation ?? normalizeKey(text),
     found: matches.length > 0,
     matches: matches.length ? matches : NO_MATCHES,
-  })
+  }
+}
+
+/** A result to remember: frozen with its list of matches (the facts in it are frozen already). */
+function deepFreeze(result: LookupResult): LookupResult {
+  if (!Object.isFrozen(result.matches)) Object.freeze(result.matches)
+  return Object.freeze(result)
 }
 
 const NO_MATCHES: readonly LookupMatch[] = Object.freeze([])

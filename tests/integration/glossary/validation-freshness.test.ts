@@ -1,4 +1,5 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { lookupTerms } from '#app/services/validation/lookup.server.ts'
 import { FormStore, matcherCache } from '#app/services/validation/matcher-cache.server.ts'
 import { em } from '#db/orm.ts'
 import {
@@ -59,6 +60,18 @@ describe('validation right after a save', () => {
     expect(lookup.json.results[0].found).toBe(true)
   })
 
+  it('remembers a text the second time it is asked, frozen, and answers it from memory after that', async () => {
+    await matcherCache.whenIdle()
+    const ask = async () => (await lookupTerms({ texts: ['warmup term', 'nothing here'] })).results
+    const [first, second, third] = [await ask(), await ask(), await ask()]
+    expect(first.map((r) => Object.isFrozen(r))).toEqual([false, false])
+    expect(second.map((r) => Object.isFrozen(r) && Object.isFrozen(r.matches))).toEqual([true, true])
+    expect(third[0]).toBe(second[0])
+    expect(third[1]).toBe(second[1])
+    expect(first).toEqual(second)
+    expect(first[0]!.found).toBe(true)
+  })
+
   it('never answers a lookup with a result remembered from before a change', async () => {
     const texts = ['Zephyr Gate', 'zephyr-gate', 'ZEPHYR GATE', 'Zephyr Gate']
     const lookup = async () => {
@@ -68,7 +81,9 @@ describe('validation right after a save', () => {
     }
     const first = await lookup()
     expect(first.json.results.map((r: { found: boolean }) => r.found)).toEqual([false, false, false, false])
-    // Asked again (results remembered now): the same answer, byte for byte, with the text repeated in place.
+    // Asked again (remembered from the second time on): the same answer, byte for byte, with the text
+    // repeated in place.
+    expect((await lookup()).text).toBe(first.text)
     expect((await lookup()).text).toBe(first.text)
 
     const created = await api('POST', '/terms', editor.sessionHeaders, {
@@ -84,6 +99,7 @@ describe('validation right after a save', () => {
     expect(findings[1]).toEqual(['deprecated-notation → Zephyr Gate'])
     expect(findings[3]).toEqual(findings[0])
     expect(found.json.results[2].found).toBe(true)
+    expect(JSON.parse((await lookup()).text)).toEqual(found.json)
     expect(JSON.parse((await lookup()).text)).toEqual(found.json)
 
     const admin = await createUser({ role: 'admin' })
