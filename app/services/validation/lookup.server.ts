@@ -56,7 +56,7 @@ export async function lookupTerms(options: { texts: string[] }): Promise<{ resul
       return lookupOne(snapshot, text)
     }
     askedOnce.delete(text)
-    const result = deepFreeze(lookupOne(snapshot, text))
+    const result = freezeResult(lookupOne(snapshot, text))
     if (remembered.size >= LOOKUP_MEMO_MAX) remembered.clear()
     remembered.set(text, result)
     return result
@@ -77,7 +77,7 @@ function lookupOne(snapshot: MatcherSnapshot, text: string): LookupResult {
 }
 
 /** A result to remember: frozen with its list of matches (the facts in it are frozen already). */
-function deepFreeze(result: LookupResult): LookupResult {
+function freezeResult(result: LookupResult): LookupResult {
   if (!Object.isFrozen(result.matches)) Object.freeze(result.matches)
   return Object.freeze(result)
 }
