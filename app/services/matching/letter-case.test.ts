@@ -219,4 +219,10 @@ describe('helpers', () => {
       ['Theta', true],
     ])
   })
+
+  it('looks through the hidden parts of a Markdown text (U+FFFC) as through markup', () => {
+    const text = '\ufffc\ufffc\ufffc Alpha. \ufffc\ufffc Beta and \ufffc Gamma'
+    const at = (word: string) => isSentenceStart(text, text.indexOf(word))
+    expect([at('Alpha'), at('Beta'), at('Gamma')]).toEqual([true, true, false])
+  })
 })

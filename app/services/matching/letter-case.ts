@@ -157,11 +157,12 @@ export class CaseGroup {
 }
 
 const SENTENCE_END = new Set([0x2e, 0x21, 0x3f, 0x2026, 0x3002, 0xff01, 0xff1f, 0xff0e])
-// Skipped when looking back for a sentence end: spaces, opening quotes and brackets, and the Markdown that
-// starts a heading, list item, quote or table cell ("## Api", "- Api", "> Api", "| Api").
+// Skipped when looking back for a sentence end: spaces, opening quotes and brackets, the Markdown that
+// starts a heading, list item, quote or table cell ("## Api", "- Api", "> Api", "| Api"), and U+FFFC, which
+// stands for the hidden parts of a Markdown text (code, HTML: app/services/validation/markdown-mask.ts).
 const LEAD_IN = new Set([
   0x20, 0x09, 0xa0, 0x3000, 0x22, 0x27, 0x28, 0x5b, 0x7b, 0x2a, 0x5f, 0x23, 0x3e, 0x2d, 0x7c, 0x2022, 0x201c,
-  0x2018, 0xab, 0x300c, 0x300e, 0x3010, 0xff08, 0x60,
+  0x2018, 0xab, 0x300c, 0x300e, 0x3010, 0xff08, 0x60, 0xfffc,
 ])
 
 /**
