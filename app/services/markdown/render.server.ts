@@ -1,6 +1,7 @@
 import MarkdownIt, { type Token } from 'markdown-it'
 import sanitizeHtml from 'sanitize-html'
 import { PASSAGE_ANCHOR, type Passage } from '#app/lib/passage.ts'
+import { lineOf, lineStarts } from './source-lines.ts'
 
 /**
  * Markdown → safe HTML for wiki pages and relation evidence. Two maintained layers, each enough on its own
@@ -105,12 +106,9 @@ export function renderMarkdown(md: string, options: { passage?: Passage } = {}):
 
 /** The first and last source line (0-based, as markdown-it counts them) of a character range. */
 function linesOf(md: string, passage: Passage): [number, number] {
-  const breaksBefore = (offset: number) => md.slice(0, offset).match(LINE_BREAK)?.length ?? 0
-  return [breaksBefore(passage.start), breaksBefore(Math.max(passage.start, passage.end - 1))]
+  const starts = lineStarts(md)
+  return [lineOf(starts, passage.start), lineOf(starts, Math.max(passage.start, passage.end - 1))]
 }
-
-/** Line breaks as markdown-it normalizes them (CR LF, a lone CR, LF), so line numbers agree with its maps. */
-const LINE_BREAK = /\r\n?|\n/g
 
 /**
  * Marks the innermost blocks whose source lines meet `lines`: paragraphs, headings, code, table rows, and the

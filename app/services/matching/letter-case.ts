@@ -16,6 +16,7 @@
  * (`API`, `GitHub`, `iOS`, `L.F.D`); other words compare without case, and a capital first letter at a
  * sentence start is never a case error. Scripts without case (Hangul, Han) always take step 1.
  */
+import { charClass, OTHER } from './boundary.ts'
 
 /** A notation as the case rule needs it. */
 export interface CasedForm {
@@ -157,12 +158,40 @@ export class CaseGroup {
 }
 
 const SENTENCE_END = new Set([0x2e, 0x21, 0x3f, 0x2026, 0x3002, 0xff01, 0xff1f, 0xff0e])
+/**
+ * What stands for text hidden from matching (U+FFFC): the code, URLs and HTML of a Markdown text
+ * (app/services/validation/markdown-mask.ts). A boundary for the matcher, and markup for the sentence start.
+ */
+export const HIDDEN_TEXT = '\ufffc'
+
 // Skipped when looking back for a sentence end: spaces, opening quotes and brackets, the Markdown that
-// starts a heading, list item, quote or table cell ("## Api", "- Api", "> Api", "| Api"), and U+FFFC, which
-// stands for the hidden parts of a Markdown text (code, HTML: app/services/validation/markdown-mask.ts).
+// starts a heading, list item, quote or table cell ("## Api", "- Api", "> Api", "| Api"), and hidden text.
 const LEAD_IN = new Set([
-  0x20, 0x09, 0xa0, 0x3000, 0x22, 0x27, 0x28, 0x5b, 0x7b, 0x2a, 0x5f, 0x23, 0x3e, 0x2d, 0x7c, 0x2022, 0x201c,
-  0x2018, 0xab, 0x300c, 0x300e, 0x3010, 0xff08, 0x60, 0xfffc,
+  0x20,
+  0x09,
+  0xa0,
+  0x3000,
+  0x22,
+  0x27,
+  0x28,
+  0x5b,
+  0x7b,
+  0x2a,
+  0x5f,
+  0x23,
+  0x3e,
+  0x2d,
+  0x7c,
+  0x2022,
+  0x201c,
+  0x2018,
+  0xab,
+  0x300c,
+  0x300e,
+  0x3010,
+  0xff08,
+  0x60,
+  HIDDEN_TEXT.charCodeAt(0),
 ])
 
 /**
@@ -214,11 +243,7 @@ function endsAbbreviation(text: string, dot: number): boolean {
     k--
   }
   return (
-    MID_SENTENCE_ABBREVIATIONS.has(text.slice(k, dot).toLowerCase()) && !isWordChar(text.charCodeAt(k - 1))
+    MID_SENTENCE_ABBREVIATIONS.has(text.slice(k, dot).toLowerCase()) &&
+    (k === 0 || charClass(text.charCodeAt(k - 1)) === OTHER)
   )
-}
-
-/** A letter or digit of any script, or an underscore: what would make the abbreviation part of a longer word. */
-function isWordChar(code: number): boolean {
-  return !Number.isNaN(code) && /[\p{L}\p{N}_]/u.test(String.fromCharCode(code))
 }

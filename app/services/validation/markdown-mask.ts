@@ -1,4 +1,6 @@
 import MarkdownIt from 'markdown-it'
+import { lineStarts } from '#app/services/markdown/source-lines.ts'
+import { HIDDEN_TEXT } from '#app/services/matching/letter-case.ts'
 
 /**
  * Validation of Markdown (decision 022): what is not prose — code, URLs, link destinations and titles,
@@ -14,25 +16,25 @@ import MarkdownIt from 'markdown-it'
  */
 
 /**
- * U+FFFC OBJECT REPLACEMENT CHARACTER: kept by NFKC, neither a letter nor a space, so the matcher sees a
- * boundary (a word next to hidden code is still found) and never joins words across it into a phrase
- * (`API` `x` `Gateway` is not `API Gateway`).
+ * The matcher's character for hidden text (U+FFFC): kept by NFKC, neither a letter nor a space, so the matcher
+ * sees a boundary (a word next to hidden code is still found) and never joins words across it into a phrase
+ * (`API` `x` `Gateway` is not `API Gateway`); the sentence-start rule looks through it as through markup.
  */
-export const MASK = '\ufffc'
+export const MASK = HIDDEN_TEXT
 
 const blocks = new MarkdownIt({ html: true })
 
 /** `text` with its non-prose parts hidden (see the module's comment). */
 export function maskMarkdown(text: string): string {
   const hidden: Array<[number, number]> = []
-  const lineStarts = lineStartsOf(text)
+  const starts = lineStarts(text)
   const hideLines = (from: number, to: number) => {
-    if (from < to) hidden.push([lineStarts[from]!, lineStarts[Math.min(to, lineStarts.length - 1)]!])
+    if (from < to) hidden.push([starts[from]!, starts[Math.min(to, starts.length - 1)]!])
   }
 
   const frontMatterEnd = frontMatterLines(text)
   hideLines(0, frontMatterEnd)
-  // markdown-it reads LF only; CR LF and a lone CR are one line break each, as in lineStartsOf.
+  // markdown-it's block parser reads LF only; CR LF and a lone CR are one line break each (source-lines.ts).
   const state = new blocks.block.State(text.replace(/\r\n?/g, '\n'), blocks, {}, [])
   blocks.block.tokenize(state, frontMatterEnd, state.lineMax)
   for (const token of state.tokens) {
@@ -110,17 +112,6 @@ function frontMatterLines(text: string): number {
   if (!match) return 0
   const breaks = match[0].match(/\r\n?|\n/g)?.length ?? 0
   return breaks + (/[\r\n]$/.test(match[0]) ? 0 : 1)
-}
-
-/** Offsets where each line starts, and the text's length as the start of the line after the last. */
-function lineStartsOf(text: string): number[] {
-  const starts = [0]
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (c === 0x0a || (c === 0x0d && text.charCodeAt(i + 1) !== 0x0a)) starts.push(i + 1)
-  }
-  starts.push(text.length)
-  return starts
 }
 
 /** `text` with every code unit of the ranges but line breaks replaced by MASK. */
