@@ -1,5 +1,6 @@
 /**
- * Letter-case benchmark: `npx tsx bench/case-matching.bench.ts [--terms N] [--runs N] [--lookups N]`
+ * Letter-case benchmark: `npx tsx bench/case-matching.bench.ts [--terms N] [--runs N] [--lookups N] [--lookup-only]
+ *   [--profile DIR]`
  *
  * Generates (seeded, tests/case-glossary.ts) a style guide of N terms (default 10,000: invented words,
  * phrases, acronyms and Korean words, each with three deprecated variants, many differing from the preferred
@@ -20,6 +21,7 @@ import { execFile } from 'node:child_process'
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import http from 'node:http'
+import inspector from 'node:inspector/promises'
 import type { AddressInfo } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
@@ -45,6 +47,10 @@ const arg = (name: string, fallback: number) =>
 const TERMS = arg('--terms', 10_000)
 const RUNS = arg('--runs', 15)
 const LOOKUPS = arg('--lookups', 200)
+const LOOKUP_ONLY = process.argv.includes('--lookup-only')
+const PROFILE_DIR = process.argv.includes('--profile')
+  ? process.argv[process.argv.indexOf('--profile') + 1]!
+  : undefined
 const ms = (x: number) => `${x.toFixed(1)} ms`
 const median = (xs: number[]) => percentile(xs, 50)
 
@@ -82,6 +88,31 @@ async function timeFromClient(
     }
   } finally {
     fs.rmSync(bodyFile)
+  }
+}
+
+/**
+ * With `--profile DIR`, a V8 CPU profile of this process over a phase (the server's side of it) and a sampled
+ * heap profile of what it allocated and still held at the end (what outlived young-generation collections),
+ * written to DIR/<name>.cpuprofile and .heapprofile for Chrome's DevTools; without it, nothing.
+ */
+async function startProfile(): Promise<(name: string) => Promise<void>> {
+  if (!PROFILE_DIR) return async () => {}
+  const session = new inspector.Session()
+  session.connect()
+  await session.post('Profiler.enable')
+  await session.post('Profiler.setSamplingInterval', { interval: 100 })
+  await session.post('Profiler.start')
+  // Allocations that outlived the young generation's collections, by where they were made.
+  await session.post('HeapProfiler.enable')
+  await session.post('HeapProfiler.startSampling', { samplingInterval: 8192 })
+  return async (name) => {
+    const { profile } = await session.post('Profiler.stop')
+    const { profile: heap } = await session.post('HeapProfiler.stopSampling')
+    fs.mkdirSync(PROFILE_DIR, { recursive: true })
+    fs.writeFileSync(path.join(PROFILE_DIR, `${name}.cpuprofile`), JSON.stringify(profile))
+    fs.writeFileSync(path.join(PROFILE_DIR, `${name}.heapprofile`), JSON.stringify(heap))
+    session.disconnect()
   }
 }
 
@@ -123,87 +154,93 @@ async function main(): Promise<void> {
   await matcherCache.whenIdle()
   const snapshot = await matcherCache.get()
 
-  // --- recall and false findings --------------------------------------------------------------------------
-  const result = (await post('/validate', { text, includePreferred: false })) as {
-    occurrences: { start: number; end: number; finding: string; term: { slug: string } }[]
-  }
-  await whenCandidatesIdle()
-  const deprecated = new Map(planted.filter((p) => p.kind === 'deprecated').map((p) => [p.start, p]))
-  let found = 0
-  let falseFindings = 0
-  for (const o of result.occurrences) {
-    const p = deprecated.get(o.start)
-    if (p && p.end === o.end && o.term.slug === `g-${p.term}` && o.finding === 'deprecated-notation') found++
-    else falseFindings++
-  }
-  console.log(
-    `recall: ${found} of ${deprecated.size} planted deprecated uses found (${((100 * found) / deprecated.size).toFixed(1)}%); false findings: ${falseFindings} (findings on the ${planted.length - deprecated.size} planted preferred uses or elsewhere)`,
-  )
-
-  // --- the matcher's scan ------------------------------------------------------------------------------
-  const wall: number[] = []
-  const cpu: number[] = []
-  let matches = 0
-  for (let r = 0; r < RUNS; r++) {
-    const c0 = process.cpuUsage()
-    t0 = performance.now()
-    matches = snapshot.matcher.scan(text).length
-    wall.push(performance.now() - t0)
-    cpu.push(process.cpuUsage(c0).user / 1000)
-  }
-  console.log(
-    `matcher scan of the text (${matches} matches), ${RUNS} runs: median ${ms(median(wall))} wall, ${ms(median(cpu))} CPU; best ${ms(Math.min(...wall))}`,
-  )
-  // What this machine does today: the issue's goals were set where one plain pass over a 1 MB string took about
-  // 1.3 ms; this host's speed has varied more than twofold between sessions, so each run says its own.
-  const pass: number[] = []
-  let sink = 0
-  for (let r = 0; r < RUNS; r++) {
-    t0 = performance.now()
-    let h = 0
-    for (let i = 0; i < text.length; i++) h = (h + text.charCodeAt(i)) | 0
-    sink ^= h
-    pass.push(performance.now() - t0)
-  }
-  console.log(
-    `calibration: one plain pass over the text (charCodeAt, ${RUNS} runs): median ${ms(median(pass))} (the goals assume about 1.3 ms); scan / pass = ${(median(wall) / median(pass)).toFixed(1)} (checksum ${sink})`,
-  )
-
-  // --- Markdown: the pass that hides a text's non-prose parts before the scan (markup: markdown) ---------------
-  // Over the benchmark's text (prose: no Markdown in it) and over a 1 MB document dense with code spans, URLs,
-  // links and fenced code (one of each in every 160 characters or so).
-  const markdownPara =
-    'The API Gateway routes calls to `github` services; see https://github.com/x and [GitHub](https://github.com/z). 결제를 처리하는 API 관문은 **중요**하다.\n\n```js\nconst github = 1\n```\n\n'
-  const denseMarkdown = markdownPara.repeat(Math.ceil(text.length / markdownPara.length))
-  const asMarkdown = (await post('/validate', { text, includePreferred: false, markup: 'markdown' })) as {
-    occurrences: unknown[]
-  }
-  console.log(
-    `markup=markdown over the benchmark text (prose only): ${JSON.stringify(asMarkdown.occurrences) === JSON.stringify(result.occurrences) ? 'the same' : 'NOT the same'} ${result.occurrences.length} findings`,
-  )
-  for (const [label, doc] of [
-    ['the benchmark text', text],
-    ['a dense Markdown document', denseMarkdown],
-  ] as const) {
-    const times: number[] = []
-    for (let r = 0; r < RUNS; r++) {
-      t0 = performance.now()
-      maskMarkdown(doc)
-      times.push(performance.now() - t0)
+  /** Recall, the scan, the Markdown pass and POST /validate (skipped with --lookup-only). */
+  async function measureValidation(): Promise<void> {
+    // --- recall and false findings --------------------------------------------------------------------------
+    const result = (await post('/validate', { text, includePreferred: false })) as {
+      occurrences: { start: number; end: number; finding: string; term: { slug: string } }[]
+    }
+    await whenCandidatesIdle()
+    const deprecated = new Map(planted.filter((p) => p.kind === 'deprecated').map((p) => [p.start, p]))
+    let found = 0
+    let falseFindings = 0
+    for (const o of result.occurrences) {
+      const p = deprecated.get(o.start)
+      if (p && p.end === o.end && o.term.slug === `g-${p.term}` && o.finding === 'deprecated-notation')
+        found++
+      else falseFindings++
     }
     console.log(
-      `markup=markdown: hiding the non-prose parts of ${label} (${(doc.length / 1e6).toFixed(2)} M code units), ${RUNS} runs: median ${ms(median(times))}`,
+      `recall: ${found} of ${deprecated.size} planted deprecated uses found (${((100 * found) / deprecated.size).toFixed(1)}%); false findings: ${falseFindings} (findings on the ${planted.length - deprecated.size} planted preferred uses or elsewhere)`,
     )
+
+    // --- the matcher's scan ------------------------------------------------------------------------------
+    const wall: number[] = []
+    const cpu: number[] = []
+    let matches = 0
+    for (let r = 0; r < RUNS; r++) {
+      const c0 = process.cpuUsage()
+      t0 = performance.now()
+      matches = snapshot.matcher.scan(text).length
+      wall.push(performance.now() - t0)
+      cpu.push(process.cpuUsage(c0).user / 1000)
+    }
+    console.log(
+      `matcher scan of the text (${matches} matches), ${RUNS} runs: median ${ms(median(wall))} wall, ${ms(median(cpu))} CPU; best ${ms(Math.min(...wall))}`,
+    )
+    // What this machine does today: the issue's goals were set where one plain pass over a 1 MB string took about
+    // 1.3 ms; this host's speed has varied more than twofold between sessions, so each run says its own.
+    const pass: number[] = []
+    let sink = 0
+    for (let r = 0; r < RUNS; r++) {
+      t0 = performance.now()
+      let h = 0
+      for (let i = 0; i < text.length; i++) h = (h + text.charCodeAt(i)) | 0
+      sink ^= h
+      pass.push(performance.now() - t0)
+    }
+    console.log(
+      `calibration: one plain pass over the text (charCodeAt, ${RUNS} runs): median ${ms(median(pass))} (the goals assume about 1.3 ms); scan / pass = ${(median(wall) / median(pass)).toFixed(1)} (checksum ${sink})`,
+    )
+
+    // --- Markdown: the pass that hides a text's non-prose parts before the scan (markup: markdown) ---------------
+    // Over the benchmark's text (prose: no Markdown in it) and over a 1 MB document dense with code spans, URLs,
+    // links and fenced code (one of each in every 160 characters or so).
+    const markdownPara =
+      'The API Gateway routes calls to `github` services; see https://github.com/x and [GitHub](https://github.com/z). 결제를 처리하는 API 관문은 **중요**하다.\n\n```js\nconst github = 1\n```\n\n'
+    const denseMarkdown = markdownPara.repeat(Math.ceil(text.length / markdownPara.length))
+    const asMarkdown = (await post('/validate', { text, includePreferred: false, markup: 'markdown' })) as {
+      occurrences: unknown[]
+    }
+    console.log(
+      `markup=markdown over the benchmark text (prose only): ${JSON.stringify(asMarkdown.occurrences) === JSON.stringify(result.occurrences) ? 'the same' : 'NOT the same'} ${result.occurrences.length} findings`,
+    )
+    for (const [label, doc] of [
+      ['the benchmark text', text],
+      ['a dense Markdown document', denseMarkdown],
+    ] as const) {
+      const times: number[] = []
+      for (let r = 0; r < RUNS; r++) {
+        t0 = performance.now()
+        maskMarkdown(doc)
+        times.push(performance.now() - t0)
+      }
+      console.log(
+        `markup=markdown: hiding the non-prose parts of ${label} (${(doc.length / 1e6).toFixed(2)} M code units), ${RUNS} runs: median ${ms(median(times))}`,
+      )
+    }
+
+    // --- POST /validate over HTTP ------------------------------------------------------------------------------
+    for (const includePreferred of [false, true]) {
+      const client = await timeFromClient(`${base}/validate`, auth, { text, includePreferred }, RUNS, 300)
+      await whenCandidatesIdle()
+      console.log(
+        `POST /validate over HTTP, includePreferred=${includePreferred} (answer ${(client.bytes / 1048576).toFixed(2)} MB): p50 ${ms(median(client.times))}, min ${ms(Math.min(...client.times))}, max ${ms(Math.max(...client.times))}`,
+      )
+    }
   }
 
-  // --- POST /validate over HTTP ------------------------------------------------------------------------------
-  for (const includePreferred of [false, true]) {
-    const client = await timeFromClient(`${base}/validate`, auth, { text, includePreferred }, RUNS, 300)
-    await whenCandidatesIdle()
-    console.log(
-      `POST /validate over HTTP, includePreferred=${includePreferred} (answer ${(client.bytes / 1048576).toFixed(2)} MB): p50 ${ms(median(client.times))}, min ${ms(Math.min(...client.times))}, max ${ms(Math.max(...client.times))}`,
-    )
-  }
+  if (!LOOKUP_ONLY) await measureValidation()
 
   // --- POST /terms/lookup, 500 texts -----------------------------------------------------------------------
   const lookupTexts = Array.from({ length: 500 }, (_, i) => {
@@ -218,7 +255,9 @@ async function main(): Promise<void> {
   // text's result is remembered (lookup.server.ts), so this measures the request path.
   const lookupCpu = process.cpuUsage()
   let elu = performance.eventLoopUtilization()
+  let stopProfile = await startProfile()
   const lookups = await timeFromClient(`${base}/terms/lookup`, auth, { texts: lookupTexts }, LOOKUPS, 5, 20)
+  await stopProfile('lookup-same-texts')
   const { user, system } = process.cpuUsage(lookupCpu)
   elu = performance.eventLoopUtilization(elu)
   console.log(
@@ -238,7 +277,9 @@ async function main(): Promise<void> {
     }),
   )
   elu = performance.eventLoopUtilization()
+  stopProfile = await startProfile()
   const fresh = await timeFromClient(`${base}/terms/lookup`, auth, freshBodies, LOOKUPS, 5, 20)
+  await stopProfile('lookup-new-texts')
   elu = performance.eventLoopUtilization(elu)
   console.log(
     `POST /terms/lookup, 500 texts not asked before in each request: p50 ${ms(median(fresh.times))}, p99 ${ms(percentile(fresh.times, 99))}, max ${ms(Math.max(...fresh.times))}; main thread busy ${ms(elu.active / (LOOKUPS + 20))} a request`,

@@ -79,10 +79,10 @@ export interface Endpoint<
    */
   media?: Record<string, z.ZodType | null>
   /**
-   * The member of the answer that lists frozen items shared between requests (the term lookup's remembered
-   * results): each one's JSON is made once and reused (app/lib/immutable-json.ts).
+   * The answer's JSON bytes, from an encoder written for this endpoint's answer (the term lookup's,
+   * app/api/lookup-answer.server.ts): the same bytes as `JSON.stringify`, faster on a hot path.
    */
-  frozenItems?: string
+  encode?(answer: never): Uint8Array
   /** Schema of each line when the client asks for a stream (`Accept: application/x-ndjson`). */
   ndjson?: z.ZodType
   /** Error codes worth listing in the document besides the common ones. */

@@ -2,9 +2,9 @@ import type { z } from 'zod'
 import { authorize } from '#app/lib/auth-gate.server.ts'
 import { getConfig } from '#app/lib/config.server.ts'
 import { AppError, toErrorResponse, validationError, zodProblems } from '#app/lib/errors.server.ts'
-import { bytesResponse, heldRequestBody, jsonResponse } from '#app/lib/held-bodies.ts'
-import { encodeWithFrozenItems } from '#app/lib/immutable-json.ts'
+import { bytesResponse, jsonResponse } from '#app/lib/held-bodies.ts'
 import { decodeUtf8Text, textProblems } from '#app/lib/text-input.ts'
+import { ApiRequest } from './api-request.server.ts'
 import type { Endpoint, HandlerContext } from './endpoint.server.ts'
 import { API_PREFIX } from './endpoint.server.ts'
 import { router } from './registry.server.ts'
@@ -23,17 +23,18 @@ const DEFAULT_MAX_BODY = 1024 * 1024
  * call its handler, and turn any failure into the spec's error envelope through `toErrorResponse`.
  */
 export async function handleApiRequest(
-  request: Request,
+  incoming: ApiRequest | Request,
   meta: RequestMeta,
   routes: Router = router(),
 ): Promise<Response> {
   try {
+    const request = incoming instanceof ApiRequest ? incoming : await ApiRequest.fromFetch(incoming)
     const url = new URL(request.url)
     const match = resolveRoute(request.method, url, routes)
     const { endpoint } = match
     const actor = await authorize(request, endpoint.access, meta.ip)
     const rawQuery = readQuery(url)
-    const rawBody = endpoint.body ? await readJsonBody(request, endpoint) : undefined
+    const rawBody = endpoint.body ? readJsonBody(request, endpoint) : undefined
     // The text rule of every operation, checked once before any schema or service sees the input.
     const textIssues = [
       ...textProblems(match.params, 'params'),
@@ -45,7 +46,9 @@ export async function handleApiRequest(
     const query = parsePart(endpoint.query, rawQuery, 'query')
     const body = endpoint.body ? parsePart(endpoint.body, rawBody, 'body') : undefined
     const ctx: HandlerContext<unknown, unknown, unknown> = {
-      request,
+      get request() {
+        return request.toRequest()
+      },
       params,
       query,
       body,
@@ -125,10 +128,7 @@ function toResponse(result: unknown, endpoint: Endpoint, headers: Headers): Resp
     return new Response(null, { status: status === 200 ? 204 : status, headers })
   }
   headers.set('Content-Type', 'application/json; charset=utf-8')
-  if (endpoint.frozenItems && typeof result === 'object' && result !== null) {
-    const bytes = encodeWithFrozenItems(result as Record<string, unknown>, endpoint.frozenItems)
-    return bytesResponse(bytes, { status, headers })
-  }
+  if (endpoint.encode) return bytesResponse(endpoint.encode(result as never), { status, headers })
   return jsonResponse(result, { status, headers })
 }
 
@@ -160,11 +160,11 @@ function readQuery(url: URL): Record<string, string | string[]> {
   return out
 }
 
-async function readJsonBody(request: Request, endpoint: Endpoint): Promise<unknown> {
+function readJsonBody(request: ApiRequest, endpoint: Endpoint): unknown {
   const max = endpoint.maxBodyBytes ?? DEFAULT_MAX_BODY
   const declared = Number(request.headers.get('content-length') ?? '0')
   if (declared > max) throw new AppError('payload_too_large', `The body is larger than ${max} bytes.`)
-  const bytes = heldRequestBody(request) ?? new Uint8Array(await request.arrayBuffer())
+  const bytes = request.body ?? new Uint8Array()
   if (bytes.byteLength > max) throw new AppError('payload_too_large', `The body is larger than ${max} bytes.`)
   const text = decodeUtf8Text(bytes, '(body)')
   if (text.trim() === '') return undefined

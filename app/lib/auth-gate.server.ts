@@ -20,8 +20,19 @@ export type Access =
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
+/** Reads request headers by name, case-insensitively; a Fetch `Headers` is one. */
+export interface HeaderReader {
+  get(name: string): string | null
+}
+
+/** What the gate reads of a request: a Fetch `Request` (pages) or the API's lighter one (app/api/api-request.server.ts). */
+export interface RequestHead {
+  readonly method: string
+  readonly headers: HeaderReader
+}
+
 /** The origin a browser says the request came from: `Origin`, else the origin of `Referer`. */
-function requestOrigin(request: Request): string | undefined {
+function requestOrigin(request: RequestHead): string | undefined {
   const origin = request.headers.get('origin')
   if (origin && origin !== 'null') return origin
   const referer = request.headers.get('referer')
@@ -37,7 +48,7 @@ function requestOrigin(request: Request): string | undefined {
  * Cross-site protection for cookie sessions: a state-changing request must name an allowed origin exactly.
  * `required` is false for unauthenticated endpoints, where a missing header means a non-browser client.
  */
-export function assertSameOrigin(request: Request, required = true): void {
+export function assertSameOrigin(request: RequestHead, required = true): void {
   if (SAFE_METHODS.has(request.method)) return
   const origin = requestOrigin(request)
   if (origin === undefined && !required) return
@@ -58,7 +69,7 @@ const KEY_AUTHORIZATION = /^Bearer\s+glk_/i
  * header, so there only `Bearer glk_…` does, and a request carrying the proxy's email header is that identity
  * (or nobody); without it the cookie session applies.
  */
-export async function identify(request: Request, ip = ''): Promise<Actor | null> {
+export async function identify(request: RequestHead, ip = ''): Promise<Actor | null> {
   const authorization = request.headers.get('authorization')
   const proxyState = await trustedProxyState()
   if (proxyState) {
@@ -77,7 +88,7 @@ export async function identify(request: Request, ip = ''): Promise<Actor | null>
 }
 
 /** Applies an access rule; returns the actor (null for public endpoints) or throws 401/403. */
-export async function authorize(request: Request, access: Access, ip = ''): Promise<Actor | null> {
+export async function authorize(request: RequestHead, access: Access, ip = ''): Promise<Actor | null> {
   if (access.kind === 'public') {
     assertSameOrigin(request, false)
     return null

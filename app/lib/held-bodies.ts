@@ -1,11 +1,10 @@
 /**
- * Bodies this process already holds as text or bytes, for the Requests and Responses it builds itself: the Fetch
- * bridge (app/server/fetch-bridge.server.ts) reads and writes these directly instead of through a web stream.
- * An API answer of 125 KB otherwise went text → bytes → ReadableStream → Node stream → socket in many small
- * steps; with the text at hand it is one write (docs/decisions/013-letter-case.md, "Speed of the request path").
- * A Request keeps its own body too; a Response serves its held body to every reader (see HeldResponse).
+ * Answers this process already holds as text or bytes, for the Responses it builds itself: the Fetch bridge
+ * (app/server/fetch-bridge.server.ts) writes these directly instead of through a web stream. An API answer of
+ * 125 KB otherwise went text → bytes → ReadableStream → Node stream → socket in many small steps; with the text
+ * at hand it is one write (docs/decisions/013-letter-case.md, "Speed of the request path"). A Response serves
+ * its held body to every reader (see HeldResponse).
  */
-const heldRequests = new WeakMap<Request, Uint8Array>()
 
 /**
  * A JSON answer that keeps its serialized text (or its UTF-8 bytes) as its body. Undici's `new Response(text)`
@@ -78,22 +77,7 @@ export function bytesResponse(bytes: Uint8Array, init: ResponseInit): Response {
   return new HeldResponse(bytes, init)
 }
 
-/** A Request whose body is `bytes`, remembered for the readers of its body. */
-export function requestWithBytes(
-  url: string,
-  init: RequestInit & { body?: Uint8Array<ArrayBuffer> },
-): Request {
-  const request = new Request(url, init)
-  if (init.body) heldRequests.set(request, init.body)
-  return request
-}
-
 /** The body of a Response built by this module (a text is written as UTF-8), or undefined (stream it then). */
 export function heldResponseBody(response: Response): string | Uint8Array | undefined {
   return response instanceof HeldResponse ? response.held : undefined
-}
-
-/** The bytes of a Request built by this module, or undefined (read its stream then). */
-export function heldRequestBody(request: Request): Uint8Array | undefined {
-  return heldRequests.get(request)
 }

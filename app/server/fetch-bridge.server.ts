@@ -3,7 +3,8 @@ import { pipeline } from 'node:stream/promises'
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web'
 import type { Request as ExpressRequest, Response as ExpressResponse } from 'express'
 import { AppError } from '#app/lib/errors.server.ts'
-import { heldResponseBody, requestWithBytes } from '#app/lib/held-bodies.ts'
+import type { HeaderReader } from '#app/lib/auth-gate.server.ts'
+import { heldResponseBody } from '#app/lib/held-bodies.ts'
 import { log } from '#app/lib/logger.server.ts'
 
 /**
@@ -51,7 +52,22 @@ export function toFetchRequest(
   res.on('close', () => {
     if (!done) controller.abort()
   })
-  return requestWithBytes(url, { method: req.method, headers, body, signal: controller.signal })
+  return new Request(url, { method: req.method, headers, body, signal: controller.signal })
+}
+
+/**
+ * Node's request headers as the API dispatcher reads them, by name: Node has already folded repeated headers
+ * (joined with ", ", cookies with "; ", and a repeated Authorization, Content-Type or Host keeps its first
+ * value), and a Fetch `Headers` would check every name and value again.
+ */
+export function nodeHeaderReader(req: ExpressRequest): HeaderReader {
+  return {
+    get(name) {
+      const value = req.headers[name.toLowerCase()]
+      if (value === undefined) return null
+      return Array.isArray(value) ? value.join(', ') : value
+    },
+  }
 }
 
 /** Reads the body up to the limit; past it the rest is drained unread so the client still gets its 413. */

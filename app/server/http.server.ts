@@ -9,11 +9,18 @@ import express, {
   type Response as ExpressResponse,
 } from 'express'
 import { handleApiRequest, rejectUnsupportedMethod } from '#app/api/handler.server.ts'
+import { ApiRequest } from '#app/api/api-request.server.ts'
 import { API_PREFIX } from '#app/api/endpoint.server.ts'
 import { getConfig } from '#app/lib/config.server.ts'
 import { AppError, errorBody, toErrorResponse } from '#app/lib/errors.server.ts'
 import { log, withRequestContext } from '#app/lib/logger.server.ts'
-import { isForbiddenMethod, readBody, sendFetchResponse, toFetchRequest } from './fetch-bridge.server.ts'
+import {
+  isForbiddenMethod,
+  nodeHeaderReader,
+  readBody,
+  sendFetchResponse,
+  toFetchRequest,
+} from './fetch-bridge.server.ts'
 import { PageInputError, readPageRequest } from './page-input.server.ts'
 import { checkReadiness } from './readiness.server.ts'
 import { securityHeaders } from './security-headers.server.ts'
@@ -172,7 +179,10 @@ async function serveApi(req: ExpressRequest, res: ExpressResponse): Promise<void
     } else {
       const body = ['GET', 'HEAD'].includes(req.method) ? undefined : new Uint8Array(await readBody(req))
       // A fixed base keeps a hostile Host header or a `//host` path from changing what the URL means.
-      const request = toFetchRequest(req, res, `http://internal${req.originalUrl}`, body)
+      const url = `http://internal${req.originalUrl}`
+      const request = new ApiRequest(req.method, url, nodeHeaderReader(req), body, () =>
+        toFetchRequest(req, res, url, body),
+      )
       response = await handleApiRequest(request, {
         requestId: res.locals.requestId,
         ip: req.ip ?? req.socket.remoteAddress ?? '',

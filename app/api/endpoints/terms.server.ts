@@ -28,6 +28,7 @@ import {
 } from '#app/services/terms/read.server.ts'
 import { createTerm, deleteTerm, mergeTerm, updateTerm } from '#app/services/terms/write.server.ts'
 import { lookupTerms } from '#app/services/validation/lookup.server.ts'
+import { encodeLookupAnswer } from '#app/api/lookup-answer.server.ts'
 import { ATTACHMENT_ENDPOINTS } from './attachments.server.ts'
 import { CANDIDATE_ENDPOINTS } from './candidates.server.ts'
 import { CLASSIFICATION_ENDPOINTS } from './classification.server.ts'
@@ -74,7 +75,7 @@ export const TERM_ENDPOINTS = [
     access: read,
     body: LookupSchema,
     response: LookupResponseSchema,
-    frozenItems: 'results',
+    encode: encodeLookupAnswer,
     handler: async ({ body }) => lookupTerms(body),
   }),
   endpoint({

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { matcherCache } from '#app/services/validation/matcher-cache.server.ts'
+import { lookupTerms } from '#app/services/validation/lookup.server.ts'
 import { validateText } from '#app/services/validation/validate.server.ts'
 import {
   createApiKey,
@@ -294,6 +295,16 @@ describe('POST /terms/lookup', () => {
     expect(byText['Gone Term'].matches.map((m: Json) => m.term.id)).toEqual([ids.survivor])
     const tooMany = await api('POST', '/terms/lookup', key, { texts: Array.from({ length: 501 }, () => 'x') })
     expect(tooMany.status).toBe(400)
+  })
+
+  it("answers the JSON of the service's results, whether a text is new, asked again or remembered", async () => {
+    // The API writes the lookup's answer with its own encoder (app/api/lookup-answer.server.ts), from shared
+    // facts and remembered results; its bytes must be those of JSON.stringify of what the service returns.
+    const texts = ['a.p.i.', 'unknown "quoted"\t', '술어', 'ＡＰＩ', 'Gone Term', 'a.p.i.']
+    for (let round = 0; round < 4; round++) {
+      const res = await api('POST', '/terms/lookup', key, { texts })
+      expect(res.text).toBe(JSON.stringify(await lookupTerms({ texts })))
+    }
   })
 })
 

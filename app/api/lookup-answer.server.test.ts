@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest'
+import type { LookupMatch, LookupResult } from '#app/services/validation/lookup.server.ts'
+import { encodeLookupAnswer } from './lookup-answer.server.ts'
+
+const fact = (notation: string, preferred: string | null): LookupMatch =>
+  Object.freeze({
+    term: Object.freeze({
+      id: '0190a6f0-0000-7000-8000-000000000001',
+      slug: 'api',
+      name: 'API "Gateway"',
+      status: 'active' as const,
+    }),
+    notation,
+    kind: 'deprecated' as const,
+    finding: 'deprecated-notation' as const,
+    preferred,
+  })
+
+const result = (text: string, matches: LookupMatch[]): LookupResult => ({
+  text,
+  normalized: text.normalize('NFKC').toLowerCase(),
+  found: matches.length > 0,
+  matches,
+})
+
+describe('encodeLookupAnswer', () => {
+  const shared = fact('A.P.I.', 'API')
+  const answer = {
+    results: [
+      result('a.p.i.', [shared]),
+      result('unknown "x"\n', []),
+      result('ＡＰＩ 게이트웨이 😀 \ud800', [shared, fact('Api', null)]),
+      Object.freeze(result('Remembered', Object.freeze([shared]) as LookupMatch[])),
+    ],
+  }
+
+  it('writes the bytes JSON.stringify writes', () => {
+    expect(encodeLookupAnswer(answer).toString('utf8')).toBe(JSON.stringify(answer))
+    expect(encodeLookupAnswer({ results: [] }).toString('utf8')).toBe('{"results":[]}')
+  })
+
+  it('encodes a frozen result once and a mutable one every time', () => {
+    const first = encodeLookupAnswer(answer).toString('utf8')
+    const mutable = answer.results[1] as LookupResult
+    mutable.text = 'changed'
+    const second = encodeLookupAnswer(answer).toString('utf8')
+    expect(second).toBe(JSON.stringify(answer))
+    expect(second).not.toBe(first)
+    // A frozen result's bytes were kept: the same answer again reads the same.
+    expect(encodeLookupAnswer(answer).toString('utf8')).toBe(second)
+  })
+
+  it('serializes a match that is not frozen as it is now', () => {
+    const loose = { ...shared, preferred: 'API' } as LookupMatch
+    const answerWithLoose = { results: [result('x', [loose])] }
+    encodeLookupAnswer(answerWithLoose)
+    ;(loose as { preferred: string | null }).preferred = 'Other'
+    expect(encodeLookupAnswer(answerWithLoose).toString('utf8')).toBe(JSON.stringify(answerWithLoose))
+  })
+})
