@@ -1,6 +1,6 @@
 /**
  * Letter-case benchmark: `npx tsx bench/case-matching.bench.ts [--terms N] [--runs N] [--lookups N] [--lookup-only]
- *   [--profile DIR]`
+ *   [--spans] [--profile DIR [--all-allocations]]`
  *
  * Generates (seeded, tests/case-glossary.ts) a style guide of N terms (default 10,000: invented words,
  * phrases, acronyms and Korean words, each with three deprecated variants, many differing from the preferred
@@ -14,7 +14,12 @@
  * - `POST /terms/lookup` with 500 texts, p50/p99 of 200 requests after 20 untimed ones (reported apart), from a
  *   client in its own process: the same 500 texts every time, then 500 texts no request asked before;
  * - what this host does today: one plain pass over the 1 MB text (the goals assume about 1.3 ms), and a bare
- *   node:http server answering the lookup's bytes from the same client (the floor of the lookup's p99).
+ *   node:http server answering the lookup's bytes from the same client (the floor of the lookup's p99);
+ * - for each lookup phase, the time each request spent in the server (p50/p99; every one with --spans) and the
+ *   garbage collector's pauses inside requests and between them.
+ * --lookup-only skips the recall, scan, Markdown and validation figures. --profile DIR writes a CPU profile and
+ * a sampled heap profile of each lookup phase (what was still held at its end; with --all-allocations,
+ * everything allocated).
  * No assertions: figures for docs/decisions/013-letter-case.md.
  */
 import { execFile } from 'node:child_process'
@@ -25,7 +30,7 @@ import inspector from 'node:inspector/promises'
 import type { AddressInfo } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
-import { performance } from 'node:perf_hooks'
+import { PerformanceObserver, performance } from 'node:perf_hooks'
 import { promisify } from 'node:util'
 import { parseConfig, setConfig } from '../app/lib/config.server.ts'
 import { generateCaseGlossary } from '../tests/case-glossary.ts'
@@ -92,6 +97,49 @@ async function timeFromClient(
 }
 
 /**
+ * The garbage collector's pauses on this process while a request was in the server (from its 'request' event to
+ * its answer's 'finish') and between requests: a pause inside a request is added to that request's time, so
+ * these say how much of the lookup's tail is the collector's, whatever the host's speed that day.
+ */
+function watchPauses(server: http.Server) {
+  // Entries reach the observer later than they happen, so each pause is placed by its start time.
+  let requests: [number, number][] = []
+  let gcs: { startTime: number; duration: number }[] = []
+  server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    const span: [number, number] = [performance.now(), Infinity]
+    requests.push(span)
+    res.on('finish', () => (span[1] = performance.now()))
+  })
+  new PerformanceObserver((list) => {
+    for (const { startTime, duration } of list.getEntries()) gcs.push({ startTime, duration })
+  }).observe({ entryTypes: ['gc'] })
+  return {
+    /** What was counted since the last call, as a sentence. */
+    take(): string {
+      let inside = 0
+      let insideMs = 0
+      let betweenMs = 0
+      for (const gc of gcs) {
+        if (requests.some(([start, end]) => gc.startTime >= start && gc.startTime < end)) {
+          inside++
+          insideMs += gc.duration
+        } else betweenMs += gc.duration
+      }
+      const between = gcs.length - inside
+      const spans = requests.map(([start, end]) => end - start).filter(Number.isFinite)
+      if (process.argv.includes('--spans')) console.log(spans.map((x) => x.toFixed(1)).join(' '))
+      const inServer = spans.length
+        ? `in the server (request event to finish) p50 ${ms(percentile(spans, 50))}, p99 ${ms(percentile(spans, 99))}`
+        : 'no request'
+      const line = `${inServer}; GC pauses: ${inside} inside requests (${ms(insideMs / Math.max(1, inside))} each, ${ms(insideMs / Math.max(1, requests.length))} a request), ${between} between them (${ms(betweenMs / Math.max(1, between))} each)`
+      requests = []
+      gcs = []
+      return line
+    },
+  }
+}
+
+/**
  * With `--profile DIR`, a V8 CPU profile of this process over a phase (the server's side of it) and a sampled
  * heap profile of what it allocated and still held at the end (what outlived young-generation collections),
  * written to DIR/<name>.cpuprofile and .heapprofile for Chrome's DevTools; without it, nothing.
@@ -103,9 +151,14 @@ async function startProfile(): Promise<(name: string) => Promise<void>> {
   await session.post('Profiler.enable')
   await session.post('Profiler.setSamplingInterval', { interval: 100 })
   await session.post('Profiler.start')
-  // Allocations that outlived the young generation's collections, by where they were made.
+  // Allocations that outlived the young generation's collections (or all of them), by where they were made.
   await session.post('HeapProfiler.enable')
-  await session.post('HeapProfiler.startSampling', { samplingInterval: 8192 })
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval: 8192,
+    ...(process.argv.includes('--all-allocations')
+      ? { includeObjectsCollectedByMinorGC: true, includeObjectsCollectedByMajorGC: true }
+      : {}),
+  })
   return async (name) => {
     const { profile } = await session.post('Profiler.stop')
     const { profile: heap } = await session.post('HeapProfiler.stopSampling')
@@ -133,6 +186,7 @@ async function main(): Promise<void> {
   const { auth } = await openBenchDatabase()
   const server = createHttpApp().listen(0, '127.0.0.1')
   await new Promise<void>((resolve) => server.once('listening', resolve))
+  const pauses = watchPauses(server)
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`
   const post = async (p: string, body: unknown) =>
     (
@@ -254,6 +308,7 @@ async function main(): Promise<void> {
   // The same 500 texts every time (a linter checking one document again): from the second request on each
   // text's result is remembered (lookup.server.ts), so this measures the request path.
   const lookupCpu = process.cpuUsage()
+  pauses.take()
   let elu = performance.eventLoopUtilization()
   let stopProfile = await startProfile()
   const lookups = await timeFromClient(`${base}/terms/lookup`, auth, { texts: lookupTexts }, LOOKUPS, 5, 20)
@@ -261,7 +316,7 @@ async function main(): Promise<void> {
   const { user, system } = process.cpuUsage(lookupCpu)
   elu = performance.eventLoopUtilization(elu)
   console.log(
-    `POST /terms/lookup, the same 500 texts, ${LOOKUPS} requests from a client process after 20 untimed: p50 ${ms(median(lookups.times))}, p99 ${ms(percentile(lookups.times, 99))}, max ${ms(Math.max(...lookups.times))}; the 20 before: first ${ms(lookups.warmupTimes[0]!)}, median ${ms(median(lookups.warmupTimes))}; server CPU ${ms((user + system) / 1000 / (LOOKUPS + 20))}, main thread busy ${ms(elu.active / (LOOKUPS + 20))} a request`,
+    `POST /terms/lookup, the same 500 texts, ${LOOKUPS} requests from a client process after 20 untimed: p50 ${ms(median(lookups.times))}, p99 ${ms(percentile(lookups.times, 99))}, max ${ms(Math.max(...lookups.times))}; the 20 before: first ${ms(lookups.warmupTimes[0]!)}, median ${ms(median(lookups.warmupTimes))}; server CPU ${ms((user + system) / 1000 / (LOOKUPS + 20))}, main thread busy ${ms(elu.active / (LOOKUPS + 20))} a request; ${pauses.take()}`,
   )
 
   // 500 texts no request asked before (the notations of the next 500 forms, in turn as written, upper and
@@ -276,13 +331,14 @@ async function main(): Promise<void> {
       }),
     }),
   )
+  pauses.take()
   elu = performance.eventLoopUtilization()
   stopProfile = await startProfile()
   const fresh = await timeFromClient(`${base}/terms/lookup`, auth, freshBodies, LOOKUPS, 5, 20)
   await stopProfile('lookup-new-texts')
   elu = performance.eventLoopUtilization(elu)
   console.log(
-    `POST /terms/lookup, 500 texts not asked before in each request: p50 ${ms(median(fresh.times))}, p99 ${ms(percentile(fresh.times, 99))}, max ${ms(Math.max(...fresh.times))}; main thread busy ${ms(elu.active / (LOOKUPS + 20))} a request`,
+    `POST /terms/lookup, 500 texts not asked before in each request: p50 ${ms(median(fresh.times))}, p99 ${ms(percentile(fresh.times, 99))}, max ${ms(Math.max(...fresh.times))}; main thread busy ${ms(elu.active / (LOOKUPS + 20))} a request; ${pauses.take()}`,
   )
 
   // The floor of this host and client: a bare node:http server that reads the same request, parses it and
@@ -306,6 +362,7 @@ async function main(): Promise<void> {
     })
   })
   await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve))
+  const barePauses = watchPauses(bare)
   elu = performance.eventLoopUtilization()
   const floor = await timeFromClient(
     `http://127.0.0.1:${(bare.address() as AddressInfo).port}/`,
@@ -318,7 +375,7 @@ async function main(): Promise<void> {
   elu = performance.eventLoopUtilization(elu)
   bare.close()
   console.log(
-    `floor: a bare node:http server answering the same ${answer.length} bytes: p50 ${ms(median(floor.times))}, p99 ${ms(percentile(floor.times, 99))}, max ${ms(Math.max(...floor.times))}; main thread busy ${ms(elu.active / (LOOKUPS + 20))} a request`,
+    `floor: a bare node:http server answering the same ${answer.length} bytes: p50 ${ms(median(floor.times))}, p99 ${ms(percentile(floor.times, 99))}, max ${ms(Math.max(...floor.times))}; main thread busy ${ms(elu.active / (LOOKUPS + 20))} a request; ${barePauses.take()}`,
   )
 
   server.closeAllConnections()

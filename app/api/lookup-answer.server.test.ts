@@ -2,15 +2,16 @@ import { describe, expect, it } from 'vitest'
 import type { LookupMatch, LookupResult } from '#app/services/validation/lookup.server.ts'
 import { encodeLookupAnswer } from './lookup-answer.server.ts'
 
+/** A match as findings.server.ts makes it: frozen, its members in the order of `LookupMatch`. */
 const fact = (notation: string, preferred: string | null): LookupMatch =>
   Object.freeze({
+    notation,
     term: Object.freeze({
       id: '0190a6f0-0000-7000-8000-000000000001',
       slug: 'api',
       name: 'API "Gateway"',
       status: 'active' as const,
     }),
-    notation,
     kind: 'deprecated' as const,
     finding: 'deprecated-notation' as const,
     preferred,
@@ -50,11 +51,9 @@ describe('encodeLookupAnswer', () => {
     expect(encodeLookupAnswer(answer).toString('utf8')).toBe(second)
   })
 
-  it('serializes a match that is not frozen as it is now', () => {
-    const loose = { ...shared, preferred: 'API' } as LookupMatch
-    const answerWithLoose = { results: [result('x', [loose])] }
-    encodeLookupAnswer(answerWithLoose)
-    ;(loose as { preferred: string | null }).preferred = 'Other'
-    expect(encodeLookupAnswer(answerWithLoose).toString('utf8')).toBe(JSON.stringify(answerWithLoose))
+  it('writes each member of a match, escaped, and null for no preferred form', () => {
+    const odd = fact('\u0000"\\ 용어 😀 \udc00', null)
+    const oddAnswer = { results: [result('x', [odd, fact('y', 'z\n')])] }
+    expect(encodeLookupAnswer(oddAnswer).toString('utf8')).toBe(JSON.stringify(oddAnswer))
   })
 })

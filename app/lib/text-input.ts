@@ -17,24 +17,47 @@ export function textDefect(value: string): string | undefined {
 
 /**
  * Walks a parsed value (strings, arrays, plain objects, their keys) and lists every string that is not
- * acceptable text, with its path in the same dotted form as zod's problems (`body.notations.0.text`).
+ * acceptable text, with its path in the same dotted form as zod's problems (`body.notations.0.text`). A path
+ * is spelled out only for a string that has a problem: building one for each of a lookup's 500 texts was
+ * most of what this walk allocated.
  */
 export function textProblems(value: unknown, path: string, out: Problem[] = [], limit = 20): Problem[] {
-  if (out.length >= limit) return out
+  walk(value, { base: path, keys: [], out, limit })
+  return out
+}
+
+interface Walk {
+  base: string
+  /** The keys and indexes from the value given to textProblems down to the one being looked at. */
+  keys: (string | number)[]
+  out: Problem[]
+  limit: number
+}
+
+function walk(value: unknown, w: Walk): void {
+  if (w.out.length >= w.limit) return
   if (typeof value === 'string') {
     const defect = textDefect(value)
-    if (defect) out.push({ path, message: `The value ${defect}`, code: 'invalid_text' })
+    if (defect) w.out.push({ path: pathOf(w), message: `The value ${defect}`, code: 'invalid_text' })
   } else if (Array.isArray(value)) {
-    value.forEach((item, i) => textProblems(item, join(path, String(i)), out, limit))
+    for (let i = 0; i < value.length; i++) {
+      w.keys.push(i)
+      walk(value[i], w)
+      w.keys.pop()
+    }
   } else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
+    for (const key of Object.keys(value)) {
       const defect = textDefect(key)
-      if (defect)
-        out.push({ path: join(path, '(key)'), message: `A field name ${defect}`, code: 'invalid_text' })
-      else textProblems(item, join(path, key), out, limit)
+      w.keys.push(defect ? '(key)' : key)
+      if (defect) w.out.push({ path: pathOf(w), message: `A field name ${defect}`, code: 'invalid_text' })
+      else walk((value as Record<string, unknown>)[key], w)
+      w.keys.pop()
     }
   }
-  return out
+}
+
+function pathOf(w: Walk): string {
+  return w.keys.reduce<string>((path, key) => join(path, String(key)), w.base)
 }
 
 /** Throws 400 `validation_failed` when any string in `value` is not acceptable text. */

@@ -78,7 +78,12 @@ interface FormRow {
 
 interface TermForms {
   ref: TermRef
-  forms: { text: string; normalized: string; kind: NotationKind }[]
+  /**
+   * A form's payload is made once and kept while its term is unchanged, so what is derived from it and kept
+   * per payload (the facts of findings.server.ts) survives other terms' saves; a changed term is read
+   * again, with new payloads.
+   */
+  forms: { normalized: string; payload: FormPayload }[]
 }
 
 const FORM_SELECT = `select n.term_id, t.slug, t.name, t.name_ko, t.status, n.text, n.normalized, n.kind
@@ -130,7 +135,7 @@ export class FormStore {
         }
         this.terms.set(r.term_id, entry)
       }
-      entry.forms.push({ text: r.text, normalized: r.normalized, kind: r.kind })
+      entry.forms.push({ normalized: r.normalized, payload: { term: entry.ref, text: r.text, kind: r.kind } })
     }
   }
 
@@ -139,12 +144,11 @@ export class FormStore {
     const entries: MatcherEntry<FormPayload>[] = []
     const byKey = new Map<string, FormPayload[]>()
     for (const { ref, forms } of this.terms.values()) {
-      for (const form of forms) {
-        const payload: FormPayload = { term: ref, text: form.text, kind: form.kind }
-        entries.push({ id: entries.length, text: form.text, payload, owner: ref.id })
-        const list = byKey.get(form.normalized)
+      for (const { normalized, payload } of forms) {
+        entries.push({ id: entries.length, text: payload.text, payload, owner: ref.id })
+        const list = byKey.get(normalized)
         if (list) list.push(payload)
-        else byKey.set(form.normalized, [payload])
+        else byKey.set(normalized, [payload])
       }
     }
     const compiled = await compileNotationsOffThread(entries.map((entry) => entry.text))

@@ -113,6 +113,35 @@ describe('validation right after a save', () => {
     ])
   })
 
+  it("keeps a form's facts while its term is unchanged, and answers a renamed term with its new name", async () => {
+    const created = await api('POST', '/terms', editor.sessionHeaders, {
+      name: 'Orrery Mesh',
+      notations: [{ text: 'orrery-mesh', kind: 'deprecated', lang: null }],
+    })
+    expect(created.status).toBe(201)
+    const preferredOf = async () =>
+      (await api('POST', '/terms/lookup', key, { texts: ['orrery-mesh'] })).json.results[0].matches[0]
+        .preferred
+    expect(await preferredOf()).toBe('Orrery Mesh')
+    const before = await matcherCache.whenIdle()
+    const facts = (await lookupTerms({ texts: ['orrery-mesh'] })).results[0]!.matches[0]
+
+    // Another term's save: a new snapshot, the same payload and so the same (shared, frozen) facts.
+    await createTerm({ name: 'Unrelated Save' })
+    const after = await matcherCache.whenIdle()
+    expect(after).not.toBe(before)
+    expect(after!.byKey.get('orrery-mesh')![0]).toBe(before!.byKey.get('orrery-mesh')![0])
+    expect((await lookupTerms({ texts: ['orrery-mesh'] })).results[0]!.matches[0]).toBe(facts)
+
+    // Its own term renamed: new payloads, so the facts say the new name.
+    const renamed = await api('PATCH', `/terms/${created.json.id}`, editor.sessionHeaders, {
+      baseRevision: created.json.revision,
+      name: 'Orrery Lattice',
+    })
+    expect(renamed.status).toBe(200)
+    expect(await preferredOf()).toBe('Orrery Lattice')
+  })
+
   it('waits at most the bound, then answers with the old matcher and says it is not up to date', async () => {
     const old = await matcherCache.whenIdle()
     let release!: () => void
