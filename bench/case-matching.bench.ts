@@ -1,6 +1,6 @@
 /**
  * Letter-case benchmark: `npx tsx bench/case-matching.bench.ts [--terms N] [--runs N] [--lookups N] [--lookup-only]
- *   [--spans] [--profile DIR [--all-allocations]]`
+ *   [--pause MS] [--spans] [--profile DIR [--all-allocations]]`
  *
  * Generates (seeded, tests/case-glossary.ts) a style guide of N terms (default 10,000: invented words,
  * phrases, acronyms and Korean words, each with three deprecated variants, many differing from the preferred
@@ -17,7 +17,9 @@
  *   node:http server answering the lookup's bytes from the same client (the floor of the lookup's p99);
  * - for each lookup phase, the time each request spent in the server (p50/p99; every one with --spans) and the
  *   garbage collector's pauses inside requests and between them.
- * --lookup-only skips the recall, scan, Markdown and validation figures. --profile DIR writes a CPU profile and
+ * The lookup's client pauses --pause milliseconds (default 5) between requests, as an editor does; 0 sends
+ * them back to back, as a linter over many files does. --lookup-only skips the recall, scan, Markdown and
+ * validation figures. --profile DIR writes a CPU profile and
  * a sampled heap profile of each lookup phase (what was still held at its end; with --all-allocations,
  * everything allocated).
  * No assertions: figures for docs/decisions/013-letter-case.md.
@@ -52,6 +54,7 @@ const arg = (name: string, fallback: number) =>
 const TERMS = arg('--terms', 10_000)
 const RUNS = arg('--runs', 15)
 const LOOKUPS = arg('--lookups', 200)
+const PAUSE_MS = arg('--pause', 5)
 const LOOKUP_ONLY = process.argv.includes('--lookup-only')
 const PROFILE_DIR = process.argv.includes('--profile')
   ? process.argv[process.argv.indexOf('--profile') + 1]!
@@ -311,7 +314,14 @@ async function main(): Promise<void> {
   pauses.take()
   let elu = performance.eventLoopUtilization()
   let stopProfile = await startProfile()
-  const lookups = await timeFromClient(`${base}/terms/lookup`, auth, { texts: lookupTexts }, LOOKUPS, 5, 20)
+  const lookups = await timeFromClient(
+    `${base}/terms/lookup`,
+    auth,
+    { texts: lookupTexts },
+    LOOKUPS,
+    PAUSE_MS,
+    20,
+  )
   await stopProfile('lookup-same-texts')
   const { user, system } = process.cpuUsage(lookupCpu)
   elu = performance.eventLoopUtilization(elu)
@@ -334,7 +344,7 @@ async function main(): Promise<void> {
   pauses.take()
   elu = performance.eventLoopUtilization()
   stopProfile = await startProfile()
-  const fresh = await timeFromClient(`${base}/terms/lookup`, auth, freshBodies, LOOKUPS, 5, 20)
+  const fresh = await timeFromClient(`${base}/terms/lookup`, auth, freshBodies, LOOKUPS, PAUSE_MS, 20)
   await stopProfile('lookup-new-texts')
   elu = performance.eventLoopUtilization(elu)
   console.log(
