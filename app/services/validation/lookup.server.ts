@@ -24,8 +24,8 @@ export interface LookupResult {
 /**
  * Results per text, per snapshot: editors and linters look up the notations of their documents again and
  * again, and until the glossary changes a text's result stays the same. A remembered result is frozen (its
- * matches are the frozen facts of findings.server.ts), so the API serializes it once
- * (app/lib/immutable-json.ts). A text is remembered the second time it is asked (the first time only the text
+ * matches are the frozen facts of findings.server.ts), so the API encodes it once
+ * (app/api/lookup-answer.server.ts). A text is remembered the second time it is asked (the first time only the text
  * is kept): texts asked once would otherwise fill the memo, and keeping their results and bytes alive made
  * every young-generation collection of a stream of new texts ~4 ms instead of ~2 ms (decision 013,
  * session 7). The memo goes with its snapshot; past `LOOKUP_MEMO_MAX` texts each set starts over.
