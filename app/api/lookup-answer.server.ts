@@ -43,7 +43,7 @@ const STATUS = ascii(',"status":')
 const KIND = ascii('},"kind":')
 const FINDING = ascii(',"finding":')
 const PREFERRED = ascii(',"preferred":')
-const NULL_CLOSE = ascii('null}')
+const PREFERRED_NULL = ascii(',"preferred":null}')
 const COMMA = 0x2c
 const CLOSE_ARRAY = 0x5d
 const CLOSE_OBJECT = 0x7d
@@ -89,10 +89,8 @@ function writeResult(out: Buffer, at: number, result: LookupResult): number {
 }
 
 function writeMembers(out: Buffer, at: number, result: LookupResult): number {
-  at = writeAscii(out, at, TEXT)
-  at = writeJsonString(out, at, result.text)
-  at = writeAscii(out, at, NORMALIZED)
-  at = writeJsonString(out, at, result.normalized)
+  at = writeMember(out, at, TEXT, result.text)
+  at = writeMember(out, at, NORMALIZED, result.normalized)
   at = writeAscii(out, at, result.found ? FOUND_MATCHES : NOT_FOUND_MATCHES)
   const { matches } = result
   for (let i = 0; i < matches.length; i++) {
@@ -106,23 +104,20 @@ function writeMembers(out: Buffer, at: number, result: LookupResult): number {
 
 function writeMatch(out: Buffer, at: number, match: LookupMatch): number {
   const { term } = match
-  at = writeAscii(out, at, NOTATION)
-  at = writeJsonString(out, at, match.notation)
-  at = writeAscii(out, at, TERM_ID)
-  at = writeJsonString(out, at, term.id)
-  at = writeAscii(out, at, SLUG)
-  at = writeJsonString(out, at, term.slug)
-  at = writeAscii(out, at, NAME)
-  at = writeJsonString(out, at, term.name)
-  at = writeAscii(out, at, STATUS)
-  at = writeJsonString(out, at, term.status)
-  at = writeAscii(out, at, KIND)
-  at = writeJsonString(out, at, match.kind)
-  at = writeAscii(out, at, FINDING)
-  at = writeJsonString(out, at, match.finding)
-  at = writeAscii(out, at, PREFERRED)
-  if (match.preferred === null) return writeAscii(out, at, NULL_CLOSE)
-  at = writeJsonString(out, at, match.preferred)
+  at = writeMember(out, at, NOTATION, match.notation)
+  at = writeMember(out, at, TERM_ID, term.id)
+  at = writeMember(out, at, SLUG, term.slug)
+  at = writeMember(out, at, NAME, term.name)
+  at = writeMember(out, at, STATUS, term.status)
+  at = writeMember(out, at, KIND, match.kind)
+  at = writeMember(out, at, FINDING, match.finding)
+  if (match.preferred === null) return writeAscii(out, at, PREFERRED_NULL)
+  at = writeMember(out, at, PREFERRED, match.preferred)
   out[at++] = CLOSE_OBJECT
   return at
+}
+
+/** What comes before a string member (its name, and the punctuation before that), then the string. */
+function writeMember(out: Buffer, at: number, before: Uint8Array, value: string): number {
+  return writeJsonString(out, writeAscii(out, at, before), value)
 }
