@@ -1,18 +1,12 @@
-import type { Finding } from '#app/schemas/validation.ts'
 import { normalizeKey } from '#app/services/matching/normalize.ts'
-import { useFacts } from './findings.server.ts'
+import { useFacts, type UseFacts } from './findings.server.ts'
 import { matcherCache, type MatcherSnapshot } from './matcher-cache.server.ts'
-import type { NotationKind, TermStatus } from '#domain/terms.ts'
 
-export interface LookupMatch {
-  term: { id: string; slug: string; name: string; status: TermStatus }
-  /** The notation as written in the glossary (for `wrong-case`: the notation written correctly). */
-  notation: string
-  kind: NotationKind
-  finding: Finding
-  /** What to write instead (null when the term itself is deprecated and names no replacement). */
-  preferred: string | null
-}
+/**
+ * A match of a looked-up text: the facts of a use, the same shared, frozen objects validation reports
+ * (findings.server.ts), so lookup and validation classify alike.
+ */
+export type LookupMatch = UseFacts
 
 export interface LookupResult {
   text: string
