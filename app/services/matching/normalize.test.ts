@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { prng } from '#tests/prng.ts'
 import { normalizeKey, normalizeText, normalizeWithMap, toOriginalRange, unitsToString } from './normalize.ts'
 
 /** Normalized string plus, for every normalized unit, the original range it maps to. */
@@ -23,6 +24,46 @@ describe('normalizeKey', () => {
     expect(normalizeKey('cafe\u0301')).toBe(normalizeKey('café'))
     // Conjoining jamo compose into the syllable.
     expect(normalizeKey('\u1100\u1161')).toBe('가')
+  })
+
+  it('takes its fast path (plain text, single inner spaces) to the same key as the full path', () => {
+    // The full path, as the fast path must agree with it.
+    const fullKey = (s: string) => normalizeText(s.normalize('NFKC').trim().replace(/\s+/g, ' ')).trim()
+    const rand = prng(13)
+    // Every kind of unit the fast path must take or leave: ASCII letters, digits and controls, spaces in runs
+    // and at the ends, other whitespace, Hangul, Hanja, a jamo, full-width and compatibility forms, a
+    // combining accent, a surrogate pair.
+    const units = [
+      'a',
+      'Z',
+      '7',
+      '.',
+      '\u0000',
+      '\u007f',
+      ' ',
+      ' ',
+      '\t',
+      '\n',
+      '\u00a0',
+      '\u3000',
+      '가',
+      '힣',
+      '中',
+      '\u1100',
+      'Ａ',
+      'ﬁ',
+      '㈜',
+      '\u0301',
+      'É',
+      '😀',
+      'İ',
+    ]
+    for (let n = 0; n < 5000; n++) {
+      let s = ''
+      const length = Math.floor(rand() * 8)
+      for (let k = 0; k < length; k++) s += units[Math.floor(rand() * units.length)]
+      expect(normalizeKey(s), JSON.stringify(s)).toBe(fullKey(s))
+    }
   })
 })
 

@@ -287,5 +287,18 @@ export function normalizeText(s: string): string {
  * to one space, NFKC, lowercase. Equal keys mean the matcher treats the two strings as one notation.
  */
 export function normalizeKey(s: string): string {
+  // Fast path for the usual looked-up text (ASCII, Hangul, Hanja, single inner spaces): every code unit is its
+  // own NFKC form and there is nothing to trim or collapse, so only the ASCII lowercasing is left. The lookup
+  // of 500 texts calls this once per text; the general path allocates four strings each time.
+  const last = s.length - 1
+  let simple = last >= 0
+  for (let k = 0; k <= last; k++) {
+    const c = s.charCodeAt(k)
+    if (c === 0x20 ? k === 0 || k === last || s.charCodeAt(k + 1) === 0x20 : !(FLAGS[c] & F_SAFE)) {
+      simple = false
+      break
+    }
+  }
+  if (simple) return s.toLowerCase()
   return normalizeText(s.normalize('NFKC').trim().replace(/\s+/g, ' ')).trim()
 }
