@@ -1,5 +1,6 @@
 import { normalizeKey } from '#app/services/matching/normalize.ts'
 import { useFacts, type UseFacts } from './findings.server.ts'
+import { FirstSightings } from './first-sightings.ts'
 import { matcherCache, type MatcherSnapshot } from './matcher-cache.server.ts'
 
 /**
@@ -19,14 +20,15 @@ export interface LookupResult {
  * Results per text, per snapshot: editors and linters look up the notations of their documents again and
  * again, and until the glossary changes a text's result stays the same. A remembered result is frozen (its
  * matches are the frozen facts of findings.server.ts), so the API encodes it once
- * (app/api/lookup-answer.server.ts). A text is remembered the second time it is asked (the first time only the text
- * is kept): texts asked once would otherwise fill the memo, and keeping their results and bytes alive made
- * every young-generation collection of a stream of new texts ~4 ms instead of ~2 ms (decision 013,
- * session 7). The memo goes with its snapshot; past `LOOKUP_MEMO_MAX` texts each set starts over.
+ * (app/api/lookup-answer.server.ts). A text is remembered the second time it is asked: texts asked once would
+ * otherwise fill the memo, and keeping their results and bytes alive made every young-generation collection
+ * of a stream of new texts ~4 ms instead of ~2 ms (decision 013, session 7); a first sighting only sets a bit
+ * of the text's hash (first-sightings.ts), which keeps nothing alive. The memo goes with its snapshot; past
+ * `LOOKUP_MEMO_MAX` texts each part starts over.
  */
 interface Memo {
   results: Map<string, LookupResult>
-  askedOnce: Set<string>
+  askedOnce: FirstSightings
 }
 const memoBySnapshot = new WeakMap<MatcherSnapshot, Memo>()
 export const LOOKUP_MEMO_MAX = 20_000
@@ -39,17 +41,16 @@ export const LOOKUP_MEMO_MAX = 20_000
 export async function lookupTerms(options: { texts: string[] }): Promise<{ results: LookupResult[] }> {
   const { snapshot } = await matcherCache.getFresh()
   let memo = memoBySnapshot.get(snapshot)
-  if (!memo) memoBySnapshot.set(snapshot, (memo = { results: new Map(), askedOnce: new Set() }))
+  if (!memo)
+    memoBySnapshot.set(
+      snapshot,
+      (memo = { results: new Map(), askedOnce: new FirstSightings(LOOKUP_MEMO_MAX) }),
+    )
   const { results: remembered, askedOnce } = memo
   const results = options.texts.map((text): LookupResult => {
     const known = remembered.get(text)
     if (known) return known
-    if (!askedOnce.has(text)) {
-      if (askedOnce.size >= LOOKUP_MEMO_MAX) askedOnce.clear()
-      askedOnce.add(text)
-      return lookupOne(snapshot, text)
-    }
-    askedOnce.delete(text)
+    if (!askedOnce.seen(text)) return lookupOne(snapshot, text)
     const result = freezeResult(lookupOne(snapshot, text))
     if (remembered.size >= LOOKUP_MEMO_MAX) remembered.clear()
     remembered.set(text, result)
