@@ -1,6 +1,6 @@
 /**
  * Letter-case benchmark: `npx tsx bench/case-matching.bench.ts [--terms N] [--runs N] [--lookups N] [--lookup-only]
- *   [--pause MS] [--spans] [--profile DIR [--all-allocations]]`
+ *   [--pause MS] [--client http|fetch] [--spans] [--profile DIR [--all-allocations]]`
  *
  * Generates (seeded, tests/case-glossary.ts) a style guide of N terms (default 10,000: invented words,
  * phrases, acronyms and Korean words, each with three deprecated variants, many differing from the preferred
@@ -18,7 +18,9 @@
  * - for each lookup phase, the time each request spent in the server (p50/p99; every one with --spans) and the
  *   garbage collector's pauses inside requests and between them.
  * The lookup's client pauses --pause milliseconds (default 5) between requests, as an editor does; 0 sends
- * them back to back, as a linter over many files does. --lookup-only skips the recall, scan, Markdown and
+ * them back to back, as a linter over many files does. It sends them with node:http over one kept-alive
+ * connection; --client fetch sends them with fetch (undici), whose own cost of a 130 KB answer is ~1.5 ms more
+ * at p50 and several at p99 (the floor shows it). --lookup-only skips the recall, scan, Markdown and
  * validation figures. --profile DIR writes a CPU profile and
  * a sampled heap profile of each lookup phase (what was still held at its end; with --all-allocations,
  * everything allocated).
@@ -55,6 +57,10 @@ const TERMS = arg('--terms', 10_000)
 const RUNS = arg('--runs', 15)
 const LOOKUPS = arg('--lookups', 200)
 const PAUSE_MS = arg('--pause', 5)
+const CLIENT = (
+  process.argv.includes('--client') ? process.argv[process.argv.indexOf('--client') + 1] : 'http'
+) as 'http' | 'fetch'
+if (CLIENT !== 'http' && CLIENT !== 'fetch') throw new Error('--client is http or fetch')
 const LOOKUP_ONLY = process.argv.includes('--lookup-only')
 const PROFILE_DIR = process.argv.includes('--profile')
   ? process.argv[process.argv.indexOf('--profile') + 1]!
@@ -62,7 +68,7 @@ const PROFILE_DIR = process.argv.includes('--profile')
 const ms = (x: number) => `${x.toFixed(1)} ms`
 const median = (xs: number[]) => percentile(xs, 50)
 
-/** Times `count` POSTs of `body` from a client in its own process. */
+/** Times `count` POSTs of `body` from a client in its own process (bench/post-client.mjs, with `client`). */
 async function timeFromClient(
   url: string,
   headers: Record<string, string>,
@@ -70,6 +76,7 @@ async function timeFromClient(
   count: number,
   pauseMs: number,
   warmup = 0,
+  client: 'http' | 'fetch' = 'fetch',
 ) {
   // A list of serialized bodies goes as NDJSON: request i sends body i.
   const many = Array.isArray(body)
@@ -87,6 +94,8 @@ async function timeFromClient(
       String(count),
       String(pauseMs),
       String(warmup),
+      '0',
+      client,
     ])
     return JSON.parse(stdout) as {
       times: number[]
@@ -321,30 +330,53 @@ async function main(): Promise<void> {
     LOOKUPS,
     PAUSE_MS,
     20,
+    CLIENT,
   )
   await stopProfile('lookup-same-texts')
   const { user, system } = process.cpuUsage(lookupCpu)
   elu = performance.eventLoopUtilization(elu)
   console.log(
-    `POST /terms/lookup, the same 500 texts, ${LOOKUPS} requests from a client process after 20 untimed: p50 ${ms(median(lookups.times))}, p99 ${ms(percentile(lookups.times, 99))}, max ${ms(Math.max(...lookups.times))}; the 20 before: first ${ms(lookups.warmupTimes[0]!)}, median ${ms(median(lookups.warmupTimes))}; server CPU ${ms((user + system) / 1000 / (LOOKUPS + 20))}, main thread busy ${ms(elu.active / (LOOKUPS + 20))} a request; ${pauses.take()}`,
+    `POST /terms/lookup, the same 500 texts, ${LOOKUPS} requests from a ${CLIENT} client process after 20 untimed: p50 ${ms(median(lookups.times))}, p99 ${ms(percentile(lookups.times, 99))}, max ${ms(Math.max(...lookups.times))}; the 20 before: first ${ms(lookups.warmupTimes[0]!)}, median ${ms(median(lookups.warmupTimes))}; server CPU ${ms((user + system) / 1000 / (LOOKUPS + 20))}, main thread busy ${ms(elu.active / (LOOKUPS + 20))} a request; ${pauses.take()}`,
   )
 
-  // 500 texts no request asked before (the notations of the next 500 forms, in turn as written, upper and
-  // lower case): every text is looked up in the matcher and its result serialized.
+  // 500 texts no request asked before (the notations of the next 500 forms, in turn as written, upper and lower
+  // case, with the first letter of the first or of every word a capital, with it a small letter, every letter's
+  // case swapped, and alternating cases), each text once in the whole phase: every text is looked up in the
+  // matcher and its result encoded, and none is remembered (a text asked again, e.g. `voratixel` as the lower
+  // case of `VoraTixel`, would be).
   const forms = terms.flatMap((t) => t.notations.map((n) => n.text))
-  const cases = [(x: string) => x, (x: string) => x.toUpperCase(), (x: string) => x.toLowerCase()]
-  const freshBodies = Array.from({ length: LOOKUPS + 20 }, (_, r) =>
-    JSON.stringify({
-      texts: Array.from({ length: 500 }, (_, i) => {
-        const n = r * 500 + i
-        return cases[Math.floor(n / forms.length) % cases.length]!(forms[n % forms.length]!)
-      }),
-    }),
+  const capital = (w: string) => w.charAt(0).toUpperCase() + w.slice(1)
+  const cases = [
+    (x: string) => x,
+    (x: string) => x.toUpperCase(),
+    (x: string) => x.toLowerCase(),
+    capital,
+    (x: string) => x.split(' ').map(capital).join(' '),
+    (x: string) => x.charAt(0).toLowerCase() + x.slice(1),
+    (x: string) => [...x].map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())).join(''),
+    (x: string) => [...x].map((c, i) => (i % 2 ? c.toUpperCase() : c.toLowerCase())).join(''),
+    (x: string) => [...x].map((c, i) => (i % 2 ? c.toLowerCase() : c.toUpperCase())).join(''),
+  ]
+  const asked = new Set(lookupTexts)
+  function* neverAsked(): Generator<string> {
+    for (const variant of cases) {
+      for (const form of forms) {
+        const text = variant(form)
+        if (!asked.has(text)) yield text
+        asked.add(text)
+      }
+    }
+    // Past them (about 124,500 texts of the default glossary, 249 requests), texts that name no term.
+    for (let n = 0; ; n++) yield `never asked ${n}`
+  }
+  const texts = neverAsked()
+  const freshBodies = Array.from({ length: LOOKUPS + 20 }, () =>
+    JSON.stringify({ texts: Array.from({ length: 500 }, () => texts.next().value as string) }),
   )
   pauses.take()
   elu = performance.eventLoopUtilization()
   stopProfile = await startProfile()
-  const fresh = await timeFromClient(`${base}/terms/lookup`, auth, freshBodies, LOOKUPS, PAUSE_MS, 20)
+  const fresh = await timeFromClient(`${base}/terms/lookup`, auth, freshBodies, LOOKUPS, PAUSE_MS, 20, CLIENT)
   await stopProfile('lookup-new-texts')
   elu = performance.eventLoopUtilization(elu)
   console.log(
@@ -379,13 +411,14 @@ async function main(): Promise<void> {
     auth,
     { texts: lookupTexts },
     LOOKUPS,
-    5,
+    PAUSE_MS,
     20,
+    CLIENT,
   )
   elu = performance.eventLoopUtilization(elu)
   bare.close()
   console.log(
-    `floor: a bare node:http server answering the same ${answer.length} bytes: p50 ${ms(median(floor.times))}, p99 ${ms(percentile(floor.times, 99))}, max ${ms(Math.max(...floor.times))}; main thread busy ${ms(elu.active / (LOOKUPS + 20))} a request; ${barePauses.take()}`,
+    `floor: a bare node:http server answering the same ${answer.length} bytes to the same ${CLIENT} client: p50 ${ms(median(floor.times))}, p99 ${ms(percentile(floor.times, 99))}, max ${ms(Math.max(...floor.times))}; main thread busy ${ms(elu.active / (LOOKUPS + 20))} a request; ${barePauses.take()}`,
   )
 
   server.closeAllConnections()
