@@ -14,6 +14,7 @@ import { API_PREFIX } from '#app/api/endpoint.server.ts'
 import { getConfig } from '#app/lib/config.server.ts'
 import { AppError, errorBody, toErrorResponse } from '#app/lib/errors.server.ts'
 import { log, withRequestContext } from '#app/lib/logger.server.ts'
+import { markRequest } from '#app/lib/quiet-moments.server.ts'
 import {
   isForbiddenMethod,
   nodeHeaderReader,
@@ -56,7 +57,11 @@ export function createHttpApp(options: HttpAppOptions = {}): express.Express {
     res.setHeader('X-Request-Id', requestId)
     const started = process.hrtime.bigint()
     const path = req.path
+    // In flight until answered or abandoned: background writes wait for a quiet moment (key-cache.server.ts).
+    const ended = markRequest()
+    res.once('close', ended)
     res.on('finish', () => {
+      ended()
       withRequestContext(requestId, () =>
         log().info(
           {

@@ -1,4 +1,5 @@
 import { log } from '#app/lib/logger.server.ts'
+import { whenQuiet } from '#app/lib/quiet-moments.server.ts'
 import { em, observesCommittedChanges, onCommittedChange } from '#db/orm.ts'
 import { recordKeyUses, type ActiveKeyRow } from './store.server.ts'
 
@@ -11,11 +12,13 @@ import { recordKeyUses, type ActiveKeyRow } from './store.server.ts'
  *   or a user changes, and the whole cache is dropped at that commit, so a revoked key, a changed role or a
  *   deleted user counts from the very next request. Expiry is checked against the clock on every use. Only
  *   keys that were found are kept; an unknown prefix always asks the database.
- * - Uses: `last_used_at` is written at most once every ten seconds, after the answer, with the time of the
- *   latest use. Readers of the column flush first (`flushKeyUses`), so in this process they see every use; the
- *   shutdown flushes too. On the embedded database the write runs on the web thread, and once a second it put
- *   2–4 ms stalls into the lookup benchmark's tail; another process on PostgreSQL sees a use at most ten
- *   seconds late.
+ * - Uses: `last_used_at` is written at most once every ten seconds, with the time of the latest use, at the
+ *   next moment no request is in flight (quiet-moments.server.ts; at most a second later). Readers of the
+ *   column flush first (`flushKeyUses`), so in this process they see every use; the shutdown flushes too. On
+ *   the embedded database the write runs on the web thread: once a second it put 2–4 ms stalls into the
+ *   lookup benchmark's tail, and every ten seconds, started by its timer alone, it still stalled the request
+ *   that arrived during it for 1.7–6.6 ms. Another process on PostgreSQL sees a use at most eleven seconds
+ *   late.
  */
 
 /** A verified key as the auth gate needs it; `secretHash` is still compared on every use. */
@@ -24,6 +27,8 @@ export type CachedKey = ActiveKeyRow
 /** Bounded so a flood of valid keys cannot grow memory; past it the cache starts over. */
 const MAX_CACHED_KEYS = 10_000
 const USE_FLUSH_MS = 10_000
+/** How long a due write waits for a moment without requests before it runs anyway. */
+const QUIET_WAIT_MS = 1_000
 
 const verified = new Map<string, CachedKey>()
 onCommittedChange('credentials_changed', () => verified.clear())
@@ -49,11 +54,13 @@ const pendingUses = new Map<string, Date>()
 let flushTimer: NodeJS.Timeout | undefined
 let flushing: Promise<void> = Promise.resolve()
 
-/** Records a use of a key; the write follows within `USE_FLUSH_MS`, off the request's path. */
+/** Records a use of a key; the write follows within `USE_FLUSH_MS` (+ `QUIET_WAIT_MS`), off requests' paths. */
 export function noteKeyUse(keyId: string, at = new Date()): void {
   pendingUses.set(keyId, at)
   flushTimer ??= setTimeout(() => {
-    flushKeyUses().catch((err: unknown) => log().warn({ err }, 'could not record API key uses'))
+    whenQuiet(QUIET_WAIT_MS)
+      .then(flushKeyUses)
+      .catch((err: unknown) => log().warn({ err }, 'could not record API key uses'))
   }, USE_FLUSH_MS).unref()
 }
 
