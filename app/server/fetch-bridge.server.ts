@@ -1,16 +1,17 @@
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web'
-import type { Request as ExpressRequest, Response as ExpressResponse } from 'express'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { AppError } from '#app/lib/errors.server.ts'
 import type { HeaderReader } from '#app/lib/auth-gate.server.ts'
 import { heldResponseBody } from '#app/lib/held-bodies.ts'
 import { log } from '#app/lib/logger.server.ts'
 
 /**
- * Express ↔ Fetch: the API dispatcher and the Remix pages both work on Fetch `Request`/`Response`; this module
+ * Node ↔ Fetch: the API dispatcher and the Remix pages both work on Fetch `Request`/`Response`; this module
  * is the one place that turns Node's request into one (with a body already read and bounded) and writes one
- * back (streamed, so NDJSON progress reaches the client as it is written).
+ * back (streamed, so NDJSON progress reaches the client as it is written). It needs only Node's request and
+ * response, so the API's fast lane (app/server/http.server.ts) and Express's pages share it.
  */
 
 /** The largest body any request may carry (batch validation: 10 MB of text plus JSON overhead). */
@@ -26,7 +27,7 @@ export function isForbiddenMethod(method: string): boolean {
   return FORBIDDEN_METHODS.has(method.toUpperCase())
 }
 
-export function requestHeaders(req: ExpressRequest): Headers {
+export function requestHeaders(req: IncomingMessage): Headers {
   const headers = new Headers()
   for (const [key, value] of Object.entries(req.headers)) {
     if (value === undefined) continue
@@ -40,8 +41,8 @@ export function requestHeaders(req: ExpressRequest): Headers {
  * goes away before the answer is written (Remix stops pending loaders then).
  */
 export function toFetchRequest(
-  req: ExpressRequest,
-  res: ExpressResponse,
+  req: IncomingMessage,
+  res: ServerResponse,
   url: string,
   body: Uint8Array<ArrayBuffer> | undefined,
   headers = requestHeaders(req),
@@ -52,7 +53,7 @@ export function toFetchRequest(
   res.on('close', () => {
     if (!done) controller.abort()
   })
-  return new Request(url, { method: req.method, headers, body, signal: controller.signal })
+  return new Request(url, { method: req.method ?? 'GET', headers, body, signal: controller.signal })
 }
 
 /**
@@ -60,7 +61,7 @@ export function toFetchRequest(
  * (joined with ", ", cookies with "; ", and a repeated Authorization, Content-Type or Host keeps its first
  * value), and a Fetch `Headers` would check every name and value again.
  */
-export function nodeHeaderReader(req: ExpressRequest): HeaderReader {
+export function nodeHeaderReader(req: IncomingMessage): HeaderReader {
   return {
     get(name) {
       const value = req.headers[name.toLowerCase()]
@@ -71,7 +72,7 @@ export function nodeHeaderReader(req: ExpressRequest): HeaderReader {
 }
 
 /** Reads the body up to the limit; past it the rest is drained unread so the client still gets its 413. */
-export function readBody(req: ExpressRequest, max = MAX_BODY_BYTES): Promise<Buffer> {
+export function readBody(req: IncomingMessage, max = MAX_BODY_BYTES): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let size = 0
@@ -89,11 +90,11 @@ export function readBody(req: ExpressRequest, max = MAX_BODY_BYTES): Promise<Buf
 
 /** Writes a Fetch response to Node's, streaming its body. */
 export async function sendFetchResponse(
-  req: ExpressRequest,
-  res: ExpressResponse,
+  req: IncomingMessage,
+  res: ServerResponse,
   response: Response,
 ): Promise<void> {
-  res.status(response.status)
+  res.statusCode = response.status
   response.headers.forEach((value, key) => {
     if (key !== 'set-cookie') res.setHeader(key, value)
   })
@@ -115,7 +116,7 @@ export async function sendFetchResponse(
     (err: unknown) => {
       // A client that goes away mid-stream is not an error of ours.
       if ((err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') {
-        log().warn({ err, requestId: res.locals.requestId }, 'response stream failed')
+        log().warn({ err }, 'response stream failed')
       }
     },
   )

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto'
+import type { ServerResponse } from 'node:http'
 import type { RequestHandler } from 'express'
 import helmet from 'helmet'
 import { API_PREFIX } from '#app/api/endpoint.server.ts'
@@ -72,19 +73,10 @@ export function securityHeaders(options: { isDev: boolean }): RequestHandler[] {
       },
     },
   })
-  const dataHeaders = fixedHeaders(
-    helmet({
-      ...COMMON,
-      contentSecurityPolicy: {
-        useDefaults: false,
-        directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], upgradeInsecureRequests: null },
-      },
-    }),
-  )
   return [
     (req, res, next) => {
       if (isDataPath(req.path)) {
-        for (const [name, value] of dataHeaders) res.setHeader(name, value)
+        setDataHeaders(res)
         next()
         return
       }
@@ -92,6 +84,22 @@ export function securityHeaders(options: { isDev: boolean }): RequestHandler[] {
       pageHeaders(req, res, next)
     },
   ]
+}
+
+/** The API's and health checks' headers, the same on every answer: helmet's, with a CSP that allows nothing. */
+const DATA_HEADERS = fixedHeaders(
+  helmet({
+    ...COMMON,
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], upgradeInsecureRequests: null },
+    },
+  }),
+)
+
+/** Sets the security headers of a JSON answer (the API's fast lane in http.server.ts calls it too). */
+export function setDataHeaders(res: ServerResponse): void {
+  for (const [name, value] of DATA_HEADERS) res.setHeader(name, value)
 }
 
 function isDataPath(path: string): boolean {

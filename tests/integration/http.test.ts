@@ -53,6 +53,20 @@ describe('the web process', () => {
     expect(replaced.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
   })
 
+  it('answers the API alike through its fast lane and through Express (a prefix in another case)', async () => {
+    // `/api/v1/…` skips Express (http.server.ts); Express still routes `/API/V1/…` to the same dispatcher.
+    for (const path of ['/api/v1/no/such/thing?x=1', '/API/V1/no/such/thing?x=1']) {
+      const res = await fetch(`${server.url()}${path}`, { headers: { 'x-request-id': 'lane-1' } })
+      expect(res.status, path).toBe(404)
+      expect(await res.json()).toMatchObject({ error: { code: 'not_found' } })
+      expect(res.headers.get('x-request-id')).toBe('lane-1')
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff')
+    }
+    const head = await fetch(`${server.url()}/api/v1/openapi`, { method: 'HEAD' })
+    expect(head.status).toBe(200)
+    expect(await head.text()).toBe('')
+  })
+
   it('answers unknown API routes with the JSON envelope', async () => {
     const res = await fetch(`${server.url()}/api/v1/no/such/thing`, { method: 'POST' })
     expect(res.status).toBe(404)
