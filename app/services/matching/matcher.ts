@@ -58,6 +58,10 @@ export interface LookupHit<P = unknown> {
   notation: string
   entries: readonly MatcherEntry<P>[]
   wrongCase: boolean
+  /** The notation's index in this matcher: what is derived from a whole group can be kept by it. */
+  index: number
+  /** `entries` is every entry of the notation (the same array for every text that finds it this way). */
+  whole: boolean
 }
 
 export interface MatcherStats {
@@ -297,9 +301,17 @@ export function matcherFromCompiled<P = unknown>(
     const p = byKey.get(key)
     if (p === undefined) return undefined
     const caseGroup = caseGroups[p]
-    if (!caseGroup) return { notation: notations[p], entries: groups[p], wrongCase: false }
+    if (!caseGroup)
+      return { notation: notations[p], entries: groups[p], wrongCase: false, index: p, whole: true }
     const decision = caseGroup.decide(casedKey(text), false)
-    return { notation: notations[p], entries: decided(p, decision), wrongCase: decision.wrongCase }
+    const entries = decided(p, decision)
+    return {
+      notation: notations[p],
+      entries,
+      wrongCase: decision.wrongCase,
+      index: p,
+      whole: entries === groups[p],
+    }
   }
 
   return { scan, lookup, stats }

@@ -29,6 +29,13 @@ export interface LookupResult {
 interface Memo {
   results: Map<string, LookupResult>
   askedOnce: FirstSightings
+  /**
+   * Per notation index of the snapshot's matcher, the matches of a text that finds the notation's whole group
+   * (most texts: a notation with no case-distinct siblings, or a use in the wrong case), made once: a text not
+   * asked before then costs no list and no look-up of facts per entry.
+   */
+  wholeGroup: (readonly LookupMatch[] | undefined)[]
+  wholeGroupWrongCase: (readonly LookupMatch[] | undefined)[]
 }
 const memoBySnapshot = new WeakMap<MatcherSnapshot, Memo>()
 export const LOOKUP_MEMO_MAX = 20_000
@@ -44,14 +51,19 @@ export async function lookupTerms(options: { texts: string[] }): Promise<{ resul
   if (!memo)
     memoBySnapshot.set(
       snapshot,
-      (memo = { results: new Map(), askedOnce: new FirstSightings(LOOKUP_MEMO_MAX) }),
+      (memo = {
+        results: new Map(),
+        askedOnce: new FirstSightings(LOOKUP_MEMO_MAX),
+        wholeGroup: [],
+        wholeGroupWrongCase: [],
+      }),
     )
   const { results: remembered, askedOnce } = memo
   const results = options.texts.map((text): LookupResult => {
     const known = remembered.get(text)
     if (known) return known
-    if (!askedOnce.seen(text)) return lookupOne(snapshot, text)
-    const result = freezeResult(lookupOne(snapshot, text))
+    if (!askedOnce.seen(text)) return lookupOne(snapshot, memo, text)
+    const result = freezeResult(lookupOne(snapshot, memo, text))
     if (remembered.size >= LOOKUP_MEMO_MAX) remembered.clear()
     remembered.set(text, result)
     return result
@@ -60,9 +72,14 @@ export async function lookupTerms(options: { texts: string[] }): Promise<{ resul
 }
 
 /** A result as the API answers it; its matches are the shared, frozen facts of findings.server.ts. */
-function lookupOne(snapshot: MatcherSnapshot, text: string): LookupResult {
+function lookupOne(snapshot: MatcherSnapshot, memo: Memo, text: string): LookupResult {
   const hit = snapshot.matcher.lookup(text)
-  const matches: readonly LookupMatch[] = hit ? useFacts(hit.entries, hit.wrongCase) : NO_MATCHES
+  let matches: readonly LookupMatch[] = NO_MATCHES
+  if (hit && !hit.whole) matches = useFacts(hit.entries, hit.wrongCase)
+  else if (hit) {
+    const kept = hit.wrongCase ? memo.wholeGroupWrongCase : memo.wholeGroup
+    matches = kept[hit.index] ??= Object.freeze(useFacts(hit.entries, hit.wrongCase))
+  }
   return {
     text,
     normalized: hit?.notation ?? normalizeKey(text),

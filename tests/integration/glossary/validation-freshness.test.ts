@@ -72,6 +72,15 @@ describe('validation right after a save', () => {
     expect(first[0]!.found).toBe(true)
   })
 
+  it("shares one frozen list of matches among the texts that find a notation's whole group", async () => {
+    await matcherCache.whenIdle()
+    const { results } = await lookupTerms({ texts: ['warmup term', 'WARMUP   TERM', 'Warmup Term'] })
+    expect(results.map((r) => r.found)).toEqual([true, true, true])
+    expect(results[1]!.matches).toBe(results[0]!.matches)
+    expect(results[2]!.matches).toBe(results[0]!.matches)
+    expect(Object.isFrozen(results[0]!.matches)).toBe(true)
+  })
+
   it('never answers a lookup with a result remembered from before a change', async () => {
     const texts = ['Zephyr Gate', 'zephyr-gate', 'ZEPHYR GATE', 'Zephyr Gate']
     const lookup = async () => {
