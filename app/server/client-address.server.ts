@@ -11,7 +11,7 @@ export interface ClientAddress {
 
 /**
  * The client's address and scheme by the rule Express applies with `trust proxy` = 1 or false
- * (docs/decisions/012-hardening.md): with `GLOSSARY_TRUST_PROXY_HEADERS`, exactly one hop is trusted (the
+ * (docs/decisions/005-rate-limits.md): with `GLOSSARY_TRUST_PROXY_HEADERS`, exactly one hop is trusted (the
  * reverse proxy in front), so the address is the last `X-Forwarded-For` entry (the one that proxy added; the
  * left-most can be written by any client) and the scheme the first `X-Forwarded-Proto` value; without it, the
  * socket's own. One reader for the API's fast lane and for the pages Express serves, so both see the same
