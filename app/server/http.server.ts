@@ -81,7 +81,7 @@ export function createHttpApp(options: HttpAppOptions = {}): HttpApp {
   })
 
   app.use(API_PREFIX, (req, res) => {
-    answerApi(req, res, req.originalUrl, res.locals.requestId, clientOf(req))
+    answerApi(req, res, req.originalUrl, res.locals.requestId, clientOf)
   })
 
   for (const middleware of options.before ?? []) app.use(middleware)
@@ -123,7 +123,7 @@ export function createHttpApp(options: HttpAppOptions = {}): HttpApp {
     }
     const requestId = beginRequest(req, res, pathOf(url))
     setDataHeaders(res)
-    withRequestContext(requestId, () => answerApi(req, res, url, requestId, clientOf(req)))
+    withRequestContext(requestId, () => answerApi(req, res, url, requestId, clientOf))
   }
   handle.listen = (port, host) => http.createServer(handle).listen(port, host)
   return handle
@@ -178,9 +178,9 @@ function answerApi(
   res: ServerResponse,
   url: string,
   requestId: string,
-  client: ClientAddress,
+  clientOf: (req: IncomingMessage) => ClientAddress,
 ): void {
-  serveApi(req, res, url, requestId, client).catch((err: unknown) => {
+  serveApi(req, res, url, requestId, clientOf).catch((err: unknown) => {
     log().error({ err }, 'could not send an API answer')
     res.destroy()
   })
@@ -246,7 +246,7 @@ async function serveApi(
   res: ServerResponse,
   target: string,
   requestId: string,
-  client: ClientAddress,
+  clientOf: (req: IncomingMessage) => ClientAddress,
 ): Promise<void> {
   let response: Response
   const method = req.method ?? 'GET'
@@ -260,7 +260,7 @@ async function serveApi(
       const request = new ApiRequest(method, url, nodeHeaderReader(req), body, () =>
         toFetchRequest(req, res, url, body),
       )
-      response = await handleApiRequest(request, { requestId, ...client })
+      response = await handleApiRequest(request, { requestId, ...clientOf(req) })
     }
   } catch (error) {
     response = toErrorResponse(error)
