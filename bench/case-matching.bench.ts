@@ -205,6 +205,10 @@ async function main(): Promise<void> {
       await fetch(`${base}${p}`, { method: 'POST', headers: auth, body: JSON.stringify(body) })
     ).json() as Promise<Record<string, unknown>>
 
+  /** A lookup phase: LOOKUPS timed requests after 20 untimed, from the --client process, --pause apart. */
+  const timeLookups = (url: string, body: unknown) =>
+    timeFromClient(url, auth, body, LOOKUPS, PAUSE_MS, 20, CLIENT)
+
   // --- import -------------------------------------------------------------------------------------------
   const rows = terms.map((t, i) => ({
     slug: `g-${i}`,
@@ -323,15 +327,7 @@ async function main(): Promise<void> {
   pauses.take()
   let elu = performance.eventLoopUtilization()
   let stopProfile = await startProfile()
-  const lookups = await timeFromClient(
-    `${base}/terms/lookup`,
-    auth,
-    { texts: lookupTexts },
-    LOOKUPS,
-    PAUSE_MS,
-    20,
-    CLIENT,
-  )
+  const lookups = await timeLookups(`${base}/terms/lookup`, { texts: lookupTexts })
   await stopProfile('lookup-same-texts')
   const { user, system } = process.cpuUsage(lookupCpu)
   elu = performance.eventLoopUtilization(elu)
@@ -376,7 +372,7 @@ async function main(): Promise<void> {
   pauses.take()
   elu = performance.eventLoopUtilization()
   stopProfile = await startProfile()
-  const fresh = await timeFromClient(`${base}/terms/lookup`, auth, freshBodies, LOOKUPS, PAUSE_MS, 20, CLIENT)
+  const fresh = await timeLookups(`${base}/terms/lookup`, freshBodies)
   await stopProfile('lookup-new-texts')
   elu = performance.eventLoopUtilization(elu)
   console.log(
@@ -406,15 +402,9 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve))
   const barePauses = watchPauses(bare)
   elu = performance.eventLoopUtilization()
-  const floor = await timeFromClient(
-    `http://127.0.0.1:${(bare.address() as AddressInfo).port}/`,
-    auth,
-    { texts: lookupTexts },
-    LOOKUPS,
-    PAUSE_MS,
-    20,
-    CLIENT,
-  )
+  const floor = await timeLookups(`http://127.0.0.1:${(bare.address() as AddressInfo).port}/`, {
+    texts: lookupTexts,
+  })
   elu = performance.eventLoopUtilization(elu)
   bare.close()
   console.log(

@@ -46,6 +46,11 @@ export interface HandlerContext<P, Q, B> {
 /** Where the API lives; every endpoint `path` is relative to it. */
 export const API_PREFIX = '/api/v1'
 
+/** Whether a URL path is the API's: its prefix, or below it. */
+export function isApiPath(path: string): boolean {
+  return path === API_PREFIX || path.startsWith(`${API_PREFIX}/`)
+}
+
 /**
  * One API operation: its place in the URL space, who may call it, the zod schemas of its inputs (which the
  * router parses with and the OpenAPI document is generated from) and the service call it makes.

@@ -10,7 +10,7 @@ import express, {
 } from 'express'
 import { handleApiRequest, rejectUnsupportedMethod } from '#app/api/handler.server.ts'
 import { ApiRequest } from '#app/api/api-request.server.ts'
-import { API_PREFIX } from '#app/api/endpoint.server.ts'
+import { API_PREFIX, isApiPath } from '#app/api/endpoint.server.ts'
 import { getConfig } from '#app/lib/config.server.ts'
 import { AppError, errorBody, toErrorResponse } from '#app/lib/errors.server.ts'
 import { log, withRequestContext } from '#app/lib/logger.server.ts'
@@ -117,11 +117,12 @@ export function createHttpApp(options: HttpAppOptions = {}): HttpApp {
 
   const handle: HttpApp = (req, res) => {
     const url = req.url ?? '/'
-    if (!isApiUrl(url)) {
+    const path = pathOf(url)
+    if (!isApiPath(path)) {
       app(req, res)
       return
     }
-    const requestId = beginRequest(req, res, pathOf(url))
+    const requestId = beginRequest(req, res, path)
     setDataHeaders(res)
     withRequestContext(requestId, () => answerApi(req, res, url, requestId, clientOf))
   }
@@ -160,13 +161,7 @@ function beginRequest(req: IncomingMessage, res: ServerResponse, path: string): 
   return requestId
 }
 
-/** Whether the API's fast lane takes this request line's target: `/api/v1`, below it, or with a query. */
-function isApiUrl(url: string): boolean {
-  if (!url.startsWith(API_PREFIX)) return false
-  const next = url.charCodeAt(API_PREFIX.length)
-  return Number.isNaN(next) || next === 0x2f || next === 0x3f // end, '/' or '?'
-}
-
+/** The path of a request line's target (before its query). */
 function pathOf(url: string): string {
   const query = url.indexOf('?')
   return query < 0 ? url : url.slice(0, query)

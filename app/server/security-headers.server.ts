@@ -2,7 +2,7 @@ import crypto from 'node:crypto'
 import type { ServerResponse } from 'node:http'
 import type { RequestHandler } from 'express'
 import helmet from 'helmet'
-import { API_PREFIX } from '#app/api/endpoint.server.ts'
+import { isApiPath } from '#app/api/endpoint.server.ts'
 import { readEmbedAncestors } from '#app/lib/config.server.ts'
 import { log } from '#app/lib/logger.server.ts'
 
@@ -103,7 +103,7 @@ export function setDataHeaders(res: ServerResponse): void {
 }
 
 function isDataPath(path: string): boolean {
-  return path === API_PREFIX || path.startsWith(`${API_PREFIX}/`) || path === '/healthz' || path === '/readyz'
+  return isApiPath(path) || path === '/healthz' || path === '/readyz'
 }
 
 /** The headers a helmet middleware whose output depends on nothing in the request sets, taken once. */

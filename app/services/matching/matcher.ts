@@ -80,8 +80,11 @@ export interface MatcherStats {
 export interface Matcher<P = unknown> {
   /** All matches in `text`, ordered by start. */
   scan(text: string): Match<P>[]
-  /** What `text` as a whole refers to, by the same rules as a use in the middle of a sentence. */
-  lookup(text: string): LookupHit<P> | undefined
+  /**
+   * What `text` as a whole refers to, by the same rules as a use in the middle of a sentence. `key` is its
+   * `normalizeKey`, when the caller has it already.
+   */
+  lookup(text: string, key?: string): LookupHit<P> | undefined
   readonly stats: MatcherStats
 }
 
@@ -294,8 +297,7 @@ export function matcherFromCompiled<P = unknown>(
 
   // Folded key → notation index, built on the first lookup (scans do not need it).
   let byKey: Map<string, number> | undefined
-  function lookup(text: string): LookupHit<P> | undefined {
-    const key = normalizeKey(text)
+  function lookup(text: string, key = normalizeKey(text)): LookupHit<P> | undefined {
     if (!key) return undefined
     byKey ??= new Map(notations.map((notation, p) => [notation, p]))
     const p = byKey.get(key)

@@ -268,18 +268,23 @@ export function unitsToString(units: Uint16Array): string {
  * what the matcher applies to notations (plus trimming, see `normalizeKey`).
  */
 export function normalizeText(s: string): string {
-  // Fast path for the usual notation (ASCII, Hangul, Hanja, single spaces): only ASCII lowercasing.
-  let simple = true
+  // Fast path for the usual notation: only ASCII lowercasing.
+  if (isPlain(s)) return s.toLowerCase()
+  return unitsToString(normalizeWithMap(s).units)
+}
+
+/**
+ * Whether every code unit is a safe starter (ASCII, Hangul, Hanja) or a space that no whitespace follows: such a
+ * text is its own NFKC form and folds by ASCII lowercasing alone (the fast paths of `normalizeText` and
+ * `normalizeKey`).
+ */
+function isPlain(s: string): boolean {
   for (let k = 0; k < s.length; k++) {
     const c = s.charCodeAt(k)
     const ok = c === 0x20 ? !(k + 1 < s.length && FLAGS[s.charCodeAt(k + 1)] & F_WS) : FLAGS[c] & F_SAFE
-    if (!ok) {
-      simple = false
-      break
-    }
+    if (!ok) return false
   }
-  if (simple) return s.toLowerCase()
-  return unitsToString(normalizeWithMap(s).units)
+  return true
 }
 
 /**
@@ -287,18 +292,9 @@ export function normalizeText(s: string): string {
  * to one space, NFKC, lowercase. Equal keys mean the matcher treats the two strings as one notation.
  */
 export function normalizeKey(s: string): string {
-  // Fast path for the usual looked-up text (ASCII, Hangul, Hanja, single inner spaces): every code unit is its
-  // own NFKC form and there is nothing to trim or collapse, so only the ASCII lowercasing is left. The lookup
-  // of 500 texts calls this once per text; the general path allocates four strings each time.
-  const last = s.length - 1
-  let simple = last >= 0
-  for (let k = 0; k <= last; k++) {
-    const c = s.charCodeAt(k)
-    if (c === 0x20 ? k === 0 || k === last || s.charCodeAt(k + 1) === 0x20 : !(FLAGS[c] & F_SAFE)) {
-      simple = false
-      break
-    }
-  }
-  if (simple) return s.toLowerCase()
+  // Fast path for the usual looked-up text (plain, no space at either end): nothing to trim or collapse, so
+  // only the ASCII lowercasing is left. The lookup of 500 texts calls this once per text; the general path
+  // allocates four strings each time.
+  if (isPlain(s) && s.charCodeAt(0) !== 0x20 && s.charCodeAt(s.length - 1) !== 0x20) return s.toLowerCase()
   return normalizeText(s.normalize('NFKC').trim().replace(/\s+/g, ' ')).trim()
 }

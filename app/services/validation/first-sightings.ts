@@ -3,9 +3,9 @@
  * (lookup.server.ts): a text is remembered the second time it is asked. A set of the strings themselves kept
  * every text asked once alive until the set was cleared, so each outlived a young-generation collection and
  * was copied and promoted; and the set grew, rehashed and was cleared on the request's path. The bits
- * allocate nothing: over 2,000 rounds of 500 new texts, 55–74 µs a round instead of 107–134 µs at the median,
- * 106–140 µs instead of 1.4–1.5 ms at p99, and 22–29 ms of collector pauses in all instead of 134–144 ms
- * (`npx tsx bench/first-sightings.bench.ts`).
+ * allocate nothing: over 2,000 rounds of 500 new texts, 50–74 µs a round instead of 75–134 µs at the median,
+ * 88–185 µs instead of 0.95–1.5 ms at p99, and 22–29 ms of collector pauses in all instead of 91–144 ms
+ * (`npx tsx bench/first-sightings.bench.ts`, four runs; decision 013, session 9).
  *
  * A string not seen reads as seen when another string set its bit: with at most `capacity` strings marked
  * (20,000 for the lookup: under 2% of the bits) that happens to about 1% of them, and for the memo it only means

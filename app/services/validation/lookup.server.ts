@@ -73,7 +73,9 @@ export async function lookupTerms(options: { texts: string[] }): Promise<{ resul
 
 /** A result as the API answers it; its matches are the shared, frozen facts of findings.server.ts. */
 function lookupOne(snapshot: MatcherSnapshot, memo: Memo, text: string): LookupResult {
-  const hit = snapshot.matcher.lookup(text)
+  // The folded key is the notation a hit names, so it is computed once here for both.
+  const key = normalizeKey(text)
+  const hit = snapshot.matcher.lookup(text, key)
   let matches: readonly LookupMatch[] = NO_MATCHES
   if (hit && !hit.whole) matches = useFacts(hit.entries, hit.wrongCase)
   else if (hit) {
@@ -82,7 +84,7 @@ function lookupOne(snapshot: MatcherSnapshot, memo: Memo, text: string): LookupR
   }
   return {
     text,
-    normalized: hit?.notation ?? normalizeKey(text),
+    normalized: key,
     found: matches.length > 0,
     matches: matches.length ? matches : NO_MATCHES,
   }
