@@ -39,7 +39,7 @@ import { promisify } from 'node:util'
 import { parseConfig, setConfig } from '../app/lib/config.server.ts'
 import { generateCaseGlossary } from '../tests/case-glossary.ts'
 import { openBenchDatabase } from './bench-db.ts'
-import { benchEnv, percentile } from './support.ts'
+import { benchEnv, percentile, prng } from './support.ts'
 
 setConfig(parseConfig(benchEnv({ GLOSSARY_DATA_DIR: '/tmp/glossary-bench' })))
 
@@ -209,6 +209,19 @@ async function main(): Promise<void> {
   const timeLookups = (url: string, body: unknown) =>
     timeFromClient(url, auth, body, LOOKUPS, PAUSE_MS, 20, CLIENT)
 
+  /** One phase of texts not asked before (a body per request), printed as `what`; profiled as `name`. */
+  async function timeNewTexts(bodies: string[], name: string, what: string): Promise<void> {
+    pauses.take()
+    let elu = performance.eventLoopUtilization()
+    const stopProfile = await startProfile()
+    const fresh = await timeLookups(`${base}/terms/lookup`, bodies)
+    await stopProfile(name)
+    elu = performance.eventLoopUtilization(elu)
+    console.log(
+      `POST /terms/lookup, ${what}: p50 ${ms(median(fresh.times))}, p99 ${ms(percentile(fresh.times, 99))}, max ${ms(Math.max(...fresh.times))}; main thread busy ${ms(elu.active / (LOOKUPS + 20))} a request; ${pauses.take()}`,
+    )
+  }
+
   // --- import -------------------------------------------------------------------------------------------
   const rows = terms.map((t, i) => ({
     slug: `g-${i}`,
@@ -326,7 +339,7 @@ async function main(): Promise<void> {
   const lookupCpu = process.cpuUsage()
   pauses.take()
   let elu = performance.eventLoopUtilization()
-  let stopProfile = await startProfile()
+  const stopProfile = await startProfile()
   const lookups = await timeLookups(`${base}/terms/lookup`, { texts: lookupTexts })
   await stopProfile('lookup-same-texts')
   const { user, system } = process.cpuUsage(lookupCpu)
@@ -335,12 +348,35 @@ async function main(): Promise<void> {
     `POST /terms/lookup, the same 500 texts, ${LOOKUPS} requests from a ${CLIENT} client process after 20 untimed: p50 ${ms(median(lookups.times))}, p99 ${ms(percentile(lookups.times, 99))}, max ${ms(Math.max(...lookups.times))}; the 20 before: first ${ms(lookups.warmupTimes[0]!)}, median ${ms(median(lookups.warmupTimes))}; server CPU ${ms((user + system) / 1000 / (LOOKUPS + 20))}, main thread busy ${ms(elu.active / (LOOKUPS + 20))} a request; ${pauses.take()}`,
   )
 
-  // 500 texts no request asked before (the notations of the next 500 forms, in turn as written, upper and lower
-  // case, with the first letter of the first or of every word a capital, with it a small letter, every letter's
-  // case swapped, and alternating cases), each text once in the whole phase: every text is looked up in the
-  // matcher and its result encoded, and none is remembered (a text asked again, e.g. `voratixel` as the lower
-  // case of `VoraTixel`, would be).
+  // 500 texts no request asked before in each request, each text once in both phases below: every text is
+  // looked up in the matcher and its result encoded, and none is remembered (a text asked again, e.g.
+  // `voratixel` as the lower case of `VoraTixel`, would be). First, right after start: notations of forms
+  // drawn at random, each letter's case drawn at random, so the server meets most forms for the first time
+  // (it makes their facts, findings.server.ts) while V8 still compiles the paths of texts not remembered
+  // (found, wrong case, not found) on its background threads, which on two cores take the core of a request
+  // now and then (decision 013, session 10). Then the steady state: the notations of the next 500 forms, in
+  // turn as written, upper and lower case, with the first letter of the first or of every word a capital, with
+  // it a small letter, every letter's case swapped, and alternating cases.
   const forms = terms.flatMap((t) => t.notations.map((n) => n.text))
+  const asked = new Set(lookupTexts)
+  const random = prng(10)
+  const firstBodies = Array.from({ length: LOOKUPS + 20 }, () => {
+    const list: string[] = []
+    while (list.length < 500) {
+      const form = forms[Math.floor(random() * forms.length)]!
+      const text = [...form].map((c) => (random() < 0.5 ? c.toLowerCase() : c.toUpperCase())).join('')
+      if (asked.has(text)) continue
+      asked.add(text)
+      list.push(text)
+    }
+    return JSON.stringify({ texts: list })
+  })
+  await timeNewTexts(
+    firstBodies,
+    'lookup-first-texts',
+    '500 texts not asked before, the first requests of them after start (forms met for the first time, code still compiling)',
+  )
+
   const capital = (w: string) => w.charAt(0).toUpperCase() + w.slice(1)
   const cases = [
     (x: string) => x,
@@ -353,7 +389,6 @@ async function main(): Promise<void> {
     (x: string) => [...x].map((c, i) => (i % 2 ? c.toUpperCase() : c.toLowerCase())).join(''),
     (x: string) => [...x].map((c, i) => (i % 2 ? c.toLowerCase() : c.toUpperCase())).join(''),
   ]
-  const asked = new Set(lookupTexts)
   function* neverAsked(): Generator<string> {
     for (const variant of cases) {
       for (const form of forms) {
@@ -369,14 +404,10 @@ async function main(): Promise<void> {
   const freshBodies = Array.from({ length: LOOKUPS + 20 }, () =>
     JSON.stringify({ texts: Array.from({ length: 500 }, () => texts.next().value as string) }),
   )
-  pauses.take()
-  elu = performance.eventLoopUtilization()
-  stopProfile = await startProfile()
-  const fresh = await timeLookups(`${base}/terms/lookup`, freshBodies)
-  await stopProfile('lookup-new-texts')
-  elu = performance.eventLoopUtilization(elu)
-  console.log(
-    `POST /terms/lookup, 500 texts not asked before in each request: p50 ${ms(median(fresh.times))}, p99 ${ms(percentile(fresh.times, 99))}, max ${ms(Math.max(...fresh.times))}; main thread busy ${ms(elu.active / (LOOKUPS + 20))} a request; ${pauses.take()}`,
+  await timeNewTexts(
+    freshBodies,
+    'lookup-new-texts',
+    '500 texts not asked before, after those (steady state)',
   )
 
   // The floor of this host and client: a bare node:http server that reads the same request, parses it and
