@@ -31,19 +31,35 @@ export type PassageRequest =
   /** The address names another revision than the one shown: its offsets would mark the wrong words. */
   | { kind: 'stale'; revision: number }
 
+/** What an address asks for: a range and, when it names one, the revision the range was taken from. */
+export interface PassageAsk extends Passage {
+  revision: string | null
+}
+
+/** The passage an address names, before it is held against the page; undefined when it names none. */
+export function askedPassage(search: URLSearchParams): PassageAsk | undefined {
+  const match = /^(\d{1,9})-(\d{1,9})$/.exec(search.get('passage') ?? '')
+  if (!match) return undefined
+  return { start: Number(match[1]), end: Number(match[2]), revision: search.get('revision') }
+}
+
 /**
- * What the address asks of a page whose text is `length` code units long at `revision`. A malformed or
+ * What `asked` means for a page whose text is `length` code units long at `revision`. A malformed or
  * out-of-range passage is ignored (it is a reading aid: the page is shown as it is).
  */
-export function readPassage(search: URLSearchParams, length: number, revision: number): PassageRequest {
-  const match = /^(\d{1,9})-(\d{1,9})$/.exec(search.get('passage') ?? '')
-  if (!match) return { kind: 'none' }
-  const start = Number(match[1])
-  const end = Number(match[2])
+export function passageFor(asked: PassageAsk | undefined, length: number, revision: number): PassageRequest {
+  if (!asked) return { kind: 'none' }
+  const { start, end } = asked
   if (start >= end || end > length) return { kind: 'none' }
-  const asked = search.get('revision')
-  if (asked !== null && asked !== String(revision)) {
-    return /^\d{1,9}$/.test(asked) ? { kind: 'stale', revision: Number(asked) } : { kind: 'none' }
+  if (asked.revision !== null && asked.revision !== String(revision)) {
+    return /^\d{1,9}$/.test(asked.revision)
+      ? { kind: 'stale', revision: Number(asked.revision) }
+      : { kind: 'none' }
   }
   return { kind: 'mark', passage: { start, end } }
+}
+
+/** What the address asks of a page whose text is `length` code units long at `revision`. */
+export function readPassage(search: URLSearchParams, length: number, revision: number): PassageRequest {
+  return passageFor(askedPassage(search), length, revision)
 }

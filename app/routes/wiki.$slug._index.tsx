@@ -2,11 +2,10 @@ import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { Link, useLoaderData } from '@remix-run/react'
 import { fill } from '#app/components/terms/ui.tsx'
 import type { MessageKey } from '#app/lib/i18n.ts'
-import { readPassage } from '#app/lib/passage.ts'
+import { askedPassage, passageFor } from '#app/lib/passage.ts'
 import { orErrorPage } from '#app/pages/forms.server.ts'
 import { requireUser } from '#app/pages/session.server.ts'
 import { useOptionalUser, useT } from '#app/root.tsx'
-import { renderMarkdown } from '#app/services/markdown/render.server.ts'
 import { getWikiPage } from '#app/services/wiki/read.server.ts'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
@@ -15,12 +14,11 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireUser(request)
-  const page = await orErrorPage(() => getWikiPage({ slug: params.slug! }))
-  // A search result's passage (app/lib/passage.ts): the blocks that hold it are marked.
-  const passage = readPassage(new URL(request.url).searchParams, page.content.length, page.revision)
-  const html =
-    passage.kind === 'mark' ? renderMarkdown(page.content, { passage: passage.passage }) : page.html
-  return { page: { ...page, html }, stalePassage: passage.kind === 'stale' ? passage.revision : null }
+  // A search result's passage (app/lib/passage.ts): the service marks the blocks that hold it.
+  const asked = askedPassage(new URL(request.url).searchParams)
+  const page = await orErrorPage(() => getWikiPage({ slug: params.slug!, passage: asked }))
+  const passage = passageFor(asked, page.content.length, page.revision)
+  return { page, stalePassage: passage.kind === 'stale' ? passage.revision : null }
 }
 
 export default function WikiPageView() {

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { AppError } from '#app/lib/errors.server.ts'
+import type { PassageAsk } from '#app/lib/passage.ts'
 import type { ListWikiQuery } from '#app/schemas/wiki.ts'
 import { diffField, type FieldDiff } from '#app/services/revision-diff.server.ts'
 import { em } from '#db/orm.ts'
@@ -30,16 +31,23 @@ function normalizeSlug(slug: string): string {
   return slug.normalize('NFKC').toLowerCase()
 }
 
-/** The page with this slug as the API returns it (inside `manager`, e.g. a transaction). */
-export async function loadWikiPageDto(manager: EntityManager, slug: string): Promise<WikiPageDto> {
-  const page = await selectPage(manager, slug)
+/**
+ * The page with this slug as the API returns it (inside `manager`, e.g. a transaction); with `passage`, its
+ * HTML marks that passage of a search result when it applies to the page's text (app/lib/passage.ts).
+ */
+export async function loadWikiPageDto(
+  manager: EntityManager,
+  slug: string,
+  passage?: PassageAsk,
+): Promise<WikiPageDto> {
+  const page = await selectPage(manager, slug, passage)
   if (!page) throw new AppError('not_found', `No wiki page "${slug}".`)
   return page
 }
 
-/** One page by slug: the original Markdown, its sanitized HTML and the linked terms. */
-export async function getWikiPage(options: { slug: string }): Promise<WikiPageDto> {
-  return loadWikiPageDto(em(), normalizeSlug(options.slug))
+/** One page by slug: the original Markdown, its sanitized HTML (marking `passage`, if asked) and the linked terms. */
+export async function getWikiPage(options: { slug: string; passage?: PassageAsk }): Promise<WikiPageDto> {
+  return loadWikiPageDto(em(), normalizeSlug(options.slug), options.passage)
 }
 
 /**

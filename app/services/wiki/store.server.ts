@@ -1,6 +1,7 @@
 import type { z } from 'zod'
 import type { WikiListItemSchema, WikiPageSchema } from '#app/schemas/wiki.ts'
 import type { EntityManager } from '@mikro-orm/postgresql'
+import { passageFor, type PassageAsk } from '#app/lib/passage.ts'
 import { renderMarkdown } from '#app/services/markdown/render.server.ts'
 import {
   containsPattern,
@@ -86,18 +87,28 @@ function toListItem(row: PageRow): WikiListItemDto {
   }
 }
 
-function toPageDto(row: PageRow): WikiPageDto {
+/** The page as the API returns it; with `asked`, its HTML marks that passage when it applies to this text. */
+function toPageDto(row: PageRow, asked?: PassageAsk): WikiPageDto {
   const content = row.content ?? ''
-  return { ...toListItem(row), content, html: renderMarkdown(content), terms: linkedTerms(row) }
+  const passage = passageFor(asked, content.length, row.revision)
+  const html = renderMarkdown(content, passage.kind === 'mark' ? { passage: passage.passage } : undefined)
+  return { ...toListItem(row), content, html, terms: linkedTerms(row) }
 }
 
-/** The live page with this (normalized) slug, or undefined. */
-export async function selectPage(manager: EntityManager, slug: string): Promise<WikiPageDto | undefined> {
+/**
+ * The live page with this (normalized) slug, or undefined; with `passage` (a search result's, app/lib/passage.ts)
+ * its HTML marks that passage, so a page opened at a passage is rendered once.
+ */
+export async function selectPage(
+  manager: EntityManager,
+  slug: string,
+  passage?: PassageAsk,
+): Promise<WikiPageDto | undefined> {
   const rows = await manager.execute<PageRow[]>(
     `${PAGE_SELECT(true)} where p.slug = ? and p.deleted_at is null`,
     [slug],
   )
-  return rows[0] && toPageDto(rows[0])
+  return rows[0] && toPageDto(rows[0], passage)
 }
 
 /** The id of the live page with this slug, or undefined. */
