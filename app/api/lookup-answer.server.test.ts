@@ -56,4 +56,13 @@ describe('encodeLookupAnswer', () => {
     const oddAnswer = { results: [result('x', [odd, fact('y', 'z\n')])] }
     expect(encodeLookupAnswer(oddAnswer).toString('utf8')).toBe(JSON.stringify(oddAnswer))
   })
+
+  it('gives every answer memory of its own, of its own size', () => {
+    const big = { results: Array.from({ length: 500 }, (_, i) => result(`text ${i}`, [shared])) }
+    const first = encodeLookupAnswer(big)
+    // Encoding the next answer (in the buffer the encoder reuses) leaves the first, still being sent, as it was.
+    encodeLookupAnswer(answer)
+    expect(first.toString('utf8')).toBe(JSON.stringify(big))
+    expect(first.buffer.byteLength).toBe(first.length)
+  })
 })
