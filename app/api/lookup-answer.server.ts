@@ -28,8 +28,8 @@ export function encodeLookupAnswer(answer: { results: readonly LookupResult[] })
   out[at++] = CLOSE_ARRAY
   out[at++] = CLOSE_OBJECT
   // The answer gets a buffer of its own size: allocating the bound for every answer (~365 KB for 130 KB) made
-  // the off-heap memory of a stream of lookups grow three times as fast, and V8 starts a full collection when
-  // it has grown by some 64 MB.
+  // the off-heap memory of a stream of lookups grow three times as fast, and V8 also starts full collections
+  // for that growth (decision 013, session 10: 3-5 instead of 10-11 over the benchmark's lookups).
   return Buffer.from(out.subarray(0, at))
 }
 
