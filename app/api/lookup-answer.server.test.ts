@@ -64,5 +64,9 @@ describe('encodeLookupAnswer', () => {
     encodeLookupAnswer(answer)
     expect(first.toString('utf8')).toBe(JSON.stringify(big))
     expect(first.buffer.byteLength).toBe(first.length)
+    // One past what the reused buffer grows to (a bound of 6 bytes a code unit) is written on its own.
+    const huge = { results: [result('x'.repeat(800_000), [shared])] }
+    expect(encodeLookupAnswer(huge).toString('utf8')).toBe(JSON.stringify(huge))
+    expect(encodeLookupAnswer(big).toString('utf8')).toBe(JSON.stringify(big))
   })
 })

@@ -18,8 +18,17 @@ export function encodeLookupAnswer(answer: { results: readonly LookupResult[] })
   // An upper bound of the size (about three times the usual answer: every code unit could need an escape).
   let bound = HEAD.length + 2
   for (let i = 0; i < results.length; i++) bound += 1 + resultBound(results[i]!)
+  // A rare answer bigger than the reused buffer may grow to is written into a buffer of its own.
+  if (bound > SCRATCH_MAX) return writeAnswer(Buffer.allocUnsafe(bound), results)
   if (answerScratch.length < bound) answerScratch = Buffer.allocUnsafeSlow(bound)
-  const out = answerScratch
+  // The answer gets a buffer of its own size: allocating the bound for every answer (~365 KB for 130 KB) made
+  // the off-heap memory of a stream of lookups grow three times as fast, and V8 also starts full collections
+  // for that growth (decision 013, session 10: 3-5 instead of 10-11 over the benchmark's lookups).
+  return Buffer.from(writeAnswer(answerScratch, results))
+}
+
+/** Writes the answer at the start of `out` (room for its bound) and returns the bytes written. */
+function writeAnswer(out: Buffer, results: readonly LookupResult[]): Buffer {
   let at = writeAscii(out, 0, HEAD)
   for (let i = 0; i < results.length; i++) {
     if (i > 0) out[at++] = COMMA
@@ -27,14 +36,13 @@ export function encodeLookupAnswer(answer: { results: readonly LookupResult[] })
   }
   out[at++] = CLOSE_ARRAY
   out[at++] = CLOSE_OBJECT
-  // The answer gets a buffer of its own size: allocating the bound for every answer (~365 KB for 130 KB) made
-  // the off-heap memory of a stream of lookups grow three times as fast, and V8 also starts full collections
-  // for that growth (decision 013, session 10: 3-5 instead of 10-11 over the benchmark's lookups).
-  return Buffer.from(out.subarray(0, at))
+  return out.subarray(0, at)
 }
 
 /** Where answers are written before they are copied out; reused, as encoding is synchronous. */
 let answerScratch = Buffer.allocUnsafeSlow(0)
+/** The most the reused buffer grows to (an answer of 500 texts is ~130 KB, its bound ~365 KB). */
+const SCRATCH_MAX = 4 * 1024 * 1024
 
 const ascii = (text: string) => Buffer.from(text, 'latin1')
 const HEAD = ascii('{"results":[')
