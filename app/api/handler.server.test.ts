@@ -48,7 +48,24 @@ const drifted = endpoint({
   response: z.object({ count: z.number().int() }),
   handler: async () => ({ count: 'three' }),
 })
-const routes = new Router([echo, boom, literal, drifted])
+const context = endpoint({
+  method: 'GET',
+  path: '/context',
+  operationId: 'context',
+  summary: 'what a handler is given',
+  tag: 'meta',
+  access: { kind: 'public' },
+  handler: async (ctx) => ({
+    url: ctx.request.url,
+    userAgent: ctx.request.headers.get('user-agent'),
+    ownKeys: Object.keys(ctx).sort(),
+    requestIsOwn: Object.getOwnPropertyDescriptor(ctx, 'request') !== undefined,
+    requestId: ctx.requestId,
+    ip: ctx.ip,
+    isHttps: ctx.isHttps,
+  }),
+})
+const routes = new Router([echo, boom, literal, drifted, context])
 const ID = '3f0c1c8e-8f5e-4a39-9d0a-3f6a2b8c9d10'
 const meta = { requestId: 'r1', ip: '127.0.0.1', isHttps: false }
 
@@ -139,5 +156,20 @@ describe('the API wrapper', () => {
     expect((await res.json()).error.code).toBe('internal_error')
     // A documented answer passes the same check.
     expect((await call('/echo/fixed')).status).toBe(200)
+  })
+
+  it('gives a handler the call: its Fetch Request made on demand, not held by each context', async () => {
+    const res = await call('/context?x=1', { headers: { 'user-agent': 'probe/1' } })
+    expect(await res.json()).toEqual({
+      url: 'http://internal/api/v1/context?x=1',
+      userAgent: 'probe/1',
+      ownKeys: ['actor', 'body', 'ip', 'isHttps', 'params', 'query', 'requestId', 'responseHeaders'],
+      // A getter in an object literal per call kept every call alive through young-generation collections
+      // (decision 013, session 11); the context's getter is its class's, defined once.
+      requestIsOwn: false,
+      requestId: 'r1',
+      ip: '127.0.0.1',
+      isHttps: false,
+    })
   })
 })
