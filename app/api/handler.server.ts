@@ -67,8 +67,8 @@ export async function handleApiRequest(
  * an accessor pair of its own in V8's old generation for every object made, and that pair, dead but not yet
  * collected, kept the getter's closure, and with it the whole call (the body's texts, zod's output, the
  * results), alive through every young-generation collection until the next full one. Over a stream of
- * lookups ~1.1 MB was promoted per young collection, against ~10 KB without the literal (decision 013,
- * session 11). A getter on the prototype is made once.
+ * lookups ~1.1 MB was promoted per young collection, against a few KB without the literal as long as V8 does
+ * not pretenure some other site (decision 013, session 11). A getter on the prototype is made once.
  */
 class CallContext implements HandlerContext<unknown, unknown, unknown> {
   readonly responseHeaders = new Headers()
