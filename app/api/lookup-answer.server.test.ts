@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { LookupMatch, LookupResult } from '#app/services/validation/lookup.server.ts'
-import { encodeLookupAnswer } from './lookup-answer.server.ts'
+import { encodeLookupAnswer, MatchBytes } from './lookup-answer.server.ts'
 
 /** A match as findings.server.ts makes it: frozen, its members in the order of `LookupMatch`. */
 const fact = (notation: string, preferred: string | null): LookupMatch =>
@@ -68,5 +68,50 @@ describe('encodeLookupAnswer', () => {
     const huge = { results: [result('x'.repeat(800_000), [shared])] }
     expect(encodeLookupAnswer(huge).toString('utf8')).toBe(JSON.stringify(huge))
     expect(encodeLookupAnswer(big).toString('utf8')).toBe(JSON.stringify(big))
+  })
+
+  it('keeps the bytes of a match met first inside a remembered result, and reads them back the same', () => {
+    const fresh = [fact('Fresh-1', 'fresh'), fact('Fresh-2', null)]
+    const remembered = Object.freeze(result('fresh', Object.freeze([...fresh]) as LookupMatch[]))
+    const first = { results: [remembered] }
+    expect(encodeLookupAnswer(first).toString('utf8')).toBe(JSON.stringify(first))
+    // The same matches in a result not remembered, then both again: copied from what was kept.
+    const again = { results: [result('FRESH', fresh), remembered, result('Fresh', [fresh[1]!])] }
+    expect(encodeLookupAnswer(again).toString('utf8')).toBe(JSON.stringify(again))
+    expect(encodeLookupAnswer(again).toString('utf8')).toBe(JSON.stringify(again))
+  })
+})
+
+describe('MatchBytes', () => {
+  const write = (out: Buffer, at: number, value: { text: string }) => at + out.write(value.text, at, 'utf8')
+  const notWrittenAgain = (): number => {
+    throw new Error('written again')
+  }
+  const written = (kept: MatchBytes<{ text: string }>, value: { text: string }) => {
+    const out = Buffer.alloc(1024)
+    const end = kept.write(value, Buffer.byteLength(value.text), write, out, 0)
+    return out.subarray(0, end).toString('utf8')
+  }
+
+  it('gives back what it kept, across arenas, and starts over when they are full', () => {
+    // Arenas of 64 bytes, at most three: 40 values of 10-20 bytes fill them many times over.
+    const kept = new MatchBytes<{ text: string }>(64, 3)
+    const values = Array.from({ length: 40 }, (_, i) => ({ text: `value ${i} ${'é'.repeat(i % 6)}` }))
+    for (let round = 0; round < 3; round++) {
+      for (const value of values) expect(written(kept, value)).toBe(value.text)
+    }
+    // What was written last is kept (copied, not written again); what came first went with a start-over.
+    const last = values[values.length - 1]!
+    const out = Buffer.alloc(64)
+    const end = kept.write(last, 64, notWrittenAgain, out, 0)
+    expect(out.subarray(0, end).toString('utf8')).toBe(last.text)
+    expect(() => kept.write(values[0]!, 64, notWrittenAgain, out, 0)).toThrow(/written again/)
+  })
+
+  it('writes a value too big for an arena straight into the answer, keeping nothing', () => {
+    const kept = new MatchBytes<{ text: string }>(64, 3)
+    const big = { text: 'x'.repeat(200) }
+    expect(written(kept, big)).toBe(big.text)
+    expect(() => kept.write(big, 200, notWrittenAgain, Buffer.alloc(256), 0)).toThrow(/written again/)
   })
 })
