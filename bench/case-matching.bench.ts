@@ -16,7 +16,8 @@
  *   its own process: the same 500 texts every time; then 500 texts no request asked before, first right after
  *   start (the forms met for the first time, the code still compiling) and then in the steady state;
  * - what this host does today: one plain pass over the 1 MB text (the goals assume about 1.3 ms), and a bare
- *   node:http server answering the lookup's bytes from the same client (the floor of the lookup's p99);
+ *   node:http server answering the same bytes to the same body from the same client, for `POST /validate` and
+ *   for the lookup (the floor of each exchange on this host, which the service cannot go under);
  * - for each lookup phase, the time each request spent in the server (p50/p99; every one with --spans) and the
  *   garbage collector's pauses inside requests and between them.
  * The lookup's client pauses --pause milliseconds (default 5) between requests, as an editor does; 0 sends
@@ -108,6 +109,24 @@ async function timeFromClient(
   } finally {
     fs.rmSync(bodyFile)
   }
+}
+
+/**
+ * A bare node:http server that reads a request's body, parses it as JSON and answers `answer`: what an exchange
+ * of those sizes costs this host and client, whatever the service does (its tail is the machine's).
+ */
+async function startBareServer(answer: Buffer): Promise<{ server: http.Server; url: string }> {
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => {
+      JSON.parse(Buffer.concat(chunks).toString('utf8'))
+      res.setHeader('Content-Type', 'application/json; charset=utf-8')
+      res.end(answer)
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/` }
 }
 
 /**
@@ -263,6 +282,14 @@ async function main(): Promise<void> {
       await fetch(`${base}${p}`, { method: 'POST', headers: auth, body: JSON.stringify(body) })
     ).json() as Promise<Record<string, unknown>>
 
+  /** The bytes the service answers to `body` at `p`, for a bare server to answer the same. */
+  const answerBytes = async (p: string, body: unknown) =>
+    Buffer.from(
+      await (
+        await fetch(`${base}${p}`, { method: 'POST', headers: auth, body: JSON.stringify(body) })
+      ).arrayBuffer(),
+    )
+
   /** A lookup phase: LOOKUPS timed requests after 20 untimed, from the --client process, --pause apart. */
   const timeLookups = (url: string, body: unknown) =>
     timeFromClient(url, auth, body, LOOKUPS, PAUSE_MS, 20, CLIENT)
@@ -379,6 +406,17 @@ async function main(): Promise<void> {
         `POST /validate over HTTP, includePreferred=${includePreferred} (answer ${(client.bytes / 1048576).toFixed(2)} MB): p50 ${ms(median(client.times))}, min ${ms(Math.min(...client.times))}, max ${ms(Math.max(...client.times))}`,
       )
     }
+    // The floor of this exchange on this host (sending the 1 MB body and reading the answer cost the client and
+    // the loopback alone tens of milliseconds on a slow day): a bare server that reads the same body, parses it
+    // and answers the same bytes, timed by the same client.
+    const body = { text, includePreferred: false }
+    const bare = await startBareServer(await answerBytes('/validate', body))
+    const barePauses = watchPauses(bare.server)
+    const floor = await timeFromClient(bare.url, auth, body, RUNS, 300)
+    bare.server.close()
+    console.log(
+      `floor: a bare node:http server reading the same body and answering the same ${floor.bytes} bytes: p50 ${ms(median(floor.times))}, min ${ms(Math.min(...floor.times))}, max ${ms(Math.max(...floor.times))}; ${barePauses.take()}`,
+    )
   }
 
   if (!LOOKUP_ONLY) await measureValidation()
@@ -425,32 +463,13 @@ async function main(): Promise<void> {
 
   // The floor of this host and client: a bare node:http server that reads the same request, parses it and
   // answers the lookup's bytes, prepared beforehand. Its tail is the machine's, not the service's.
-  const answer = Buffer.from(
-    await (
-      await fetch(`${base}/terms/lookup`, {
-        method: 'POST',
-        headers: auth,
-        body: JSON.stringify({ texts: lookupTexts }),
-      })
-    ).arrayBuffer(),
-  )
-  const bare = http.createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (chunk: Buffer) => chunks.push(chunk))
-    req.on('end', () => {
-      JSON.parse(Buffer.concat(chunks).toString('utf8'))
-      res.setHeader('Content-Type', 'application/json; charset=utf-8')
-      res.end(answer)
-    })
-  })
-  await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve))
-  const barePauses = watchPauses(bare)
+  const answer = await answerBytes('/terms/lookup', { texts: lookupTexts })
+  const bare = await startBareServer(answer)
+  const barePauses = watchPauses(bare.server)
   elu = performance.eventLoopUtilization()
-  const floor = await timeLookups(`http://127.0.0.1:${(bare.address() as AddressInfo).port}/`, {
-    texts: lookupTexts,
-  })
+  const floor = await timeLookups(bare.url, { texts: lookupTexts })
   elu = performance.eventLoopUtilization(elu)
-  bare.close()
+  bare.server.close()
   console.log(
     `floor: a bare node:http server answering the same ${answer.length} bytes to the same ${CLIENT} client: p50 ${ms(median(floor.times))}, p99 ${ms(percentile(floor.times, 99))}, max ${ms(Math.max(...floor.times))}; main thread busy ${ms(elu.active / (LOOKUPS + 20))} a request; ${barePauses.take()}`,
   )
