@@ -85,7 +85,8 @@ export interface Endpoint<
   media?: Record<string, z.ZodType | null>
   /**
    * The answer's JSON bytes, from an encoder written for this endpoint's answer (the term lookup's,
-   * app/api/lookup-answer.server.ts): the same bytes as `JSON.stringify`, faster on a hot path.
+   * app/api/lookup-answer.server.ts; the validation's, validate-answer.server.ts): the same bytes as
+   * `JSON.stringify`, faster on a hot path.
    */
   encode?(answer: never): Uint8Array
   /** Schema of each line when the client asks for a stream (`Accept: application/x-ndjson`). */

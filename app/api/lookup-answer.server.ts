@@ -1,4 +1,10 @@
-import { MAX_JSON_BYTES_PER_UNIT, writeAscii, writeJsonString } from '#app/lib/json-bytes.ts'
+import {
+  asciiBytes as ascii,
+  MAX_JSON_BYTES_PER_UNIT,
+  ScratchBuffer,
+  writeAscii,
+  writeStringMember as writeMember,
+} from '#app/lib/json-bytes.ts'
 import type { LookupMatch, LookupResult } from '#app/services/validation/lookup.server.ts'
 
 /**
@@ -37,26 +43,10 @@ function writeAnswer(out: Buffer, results: readonly LookupResult[]): Buffer {
   return out.subarray(0, at)
 }
 
-/**
- * A buffer reused for writing what is then copied into a buffer of its exact size (encoding is synchronous).
- * It grows to 4 MB at most (an answer of 500 texts is ~130 KB, its bound ~365 KB); a rarer, bigger bound gets
- * a buffer of its own.
- */
-class Scratch {
-  private buffer = Buffer.allocUnsafeSlow(0)
-
-  room(bound: number): Buffer {
-    if (bound > 4 * 1024 * 1024) return Buffer.allocUnsafe(bound)
-    if (this.buffer.length < bound) this.buffer = Buffer.allocUnsafeSlow(bound)
-    return this.buffer
-  }
-}
-
 /** For answers; a remembered result is written in its own while an answer is being written. */
-const answerScratch = new Scratch()
-const resultScratch = new Scratch()
+const answerScratch = new ScratchBuffer()
+const resultScratch = new ScratchBuffer()
 
-const ascii = (text: string) => Buffer.from(text, 'latin1')
 const HEAD = ascii('{"results":[')
 const TEXT = ascii('{"text":')
 const NORMALIZED = ascii(',"normalized":')
@@ -230,9 +220,4 @@ function writeMatchMembers(out: Buffer, at: number, match: LookupMatch): number 
   at = writeMember(out, at, PREFERRED, match.preferred)
   out[at++] = CLOSE_OBJECT
   return at
-}
-
-/** What comes before a string member (its name, and the punctuation before that), then the string. */
-function writeMember(out: Buffer, at: number, before: Uint8Array, value: string): number {
-  return writeJsonString(out, writeAscii(out, at, before), value)
 }

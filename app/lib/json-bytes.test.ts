@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { MAX_JSON_BYTES_PER_UNIT, writeAscii, writeJsonString } from './json-bytes.ts'
+import {
+  MAX_JSON_BYTES_PER_UNIT,
+  MAX_JSON_NUMBER_BYTES,
+  writeAscii,
+  writeJsonString,
+  writeNumber,
+} from './json-bytes.ts'
 
 const encode = (text: string): string => {
   const out = Buffer.alloc(MAX_JSON_BYTES_PER_UNIT * text.length + 2)
@@ -58,5 +64,24 @@ describe('writeJsonString', () => {
     const end = writeAscii(out, 0, Buffer.from('[1,'))
     expect(writeJsonString(out, end, 'a"')).toBe(end + 5)
     expect(out.toString('latin1')).toBe('[1,"a\\""........')
+  })
+})
+
+describe('writeNumber', () => {
+  const number = (n: number): string => {
+    const out = Buffer.alloc(MAX_JSON_NUMBER_BYTES)
+    return out.subarray(0, writeNumber(out, 0, n)).toString('latin1')
+  }
+
+  it('writes what JSON.stringify writes, for offsets and every other kind of number', () => {
+    const numbers = [0, -0, 1, 9, 10, 99, 100, 12_345, -7, -1_000_000, 2 ** 31, Number.MAX_SAFE_INTEGER]
+    numbers.push(-Number.MAX_SAFE_INTEGER, 2 ** 53, 1e21, 0.5, -1.25e-7, NaN, Infinity, -Number.MAX_VALUE)
+    for (let i = 0; i < 1000; i++) numbers.push(Math.floor(Math.random() * 10 ** (i % 16)))
+    for (const n of numbers) expect(number(n), String(n)).toBe(JSON.stringify(n))
+  })
+
+  it('stays within MAX_JSON_NUMBER_BYTES', () => {
+    expect(number(-Number.MAX_VALUE).length).toBeLessThanOrEqual(MAX_JSON_NUMBER_BYTES)
+    expect(number(-Number.MIN_VALUE).length).toBeLessThanOrEqual(MAX_JSON_NUMBER_BYTES)
   })
 })

@@ -70,8 +70,58 @@ function writeUnicodeEscape(out: Uint8Array, at: number, c: number): number {
   return at
 }
 
+/** The most bytes `writeNumber` writes (`-1.7976931348623157e+308`). */
+export const MAX_JSON_NUMBER_BYTES = 24
+
+/**
+ * Writes `n` as JSON writes it at `at` and returns the offset after it: the digits of a safe integer (offsets,
+ * lines, counts) written in place, any other number as `JSON.stringify` spells it (`null` when not finite).
+ */
+export function writeNumber(out: Uint8Array, at: number, n: number): number {
+  if (!Number.isSafeInteger(n)) {
+    const text = JSON.stringify(n)
+    for (let i = 0; i < text.length; i++) out[at++] = text.charCodeAt(i)
+    return at
+  }
+  if (n < 0) {
+    out[at++] = 0x2d
+    n = -n
+  }
+  let digits = 1
+  for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) digits++
+  const end = at + digits
+  for (let k = end - 1; k >= at; k--) {
+    out[k] = 0x30 + (n % 10)
+    n = Math.floor(n / 10)
+  }
+  return end
+}
+
 /** Writes ASCII `bytes` (a constant part of the JSON) at `at` and returns the offset after them. */
 export function writeAscii(out: Uint8Array, at: number, bytes: Uint8Array): number {
   for (let i = 0; i < bytes.length; i++) out[at++] = bytes[i]!
   return at
+}
+
+/** What comes before a string member (its name, and the punctuation before that), then the string. */
+export function writeStringMember(out: Uint8Array, at: number, before: Uint8Array, value: string): number {
+  return writeJsonString(out, writeAscii(out, at, before), value)
+}
+
+/** The bytes of a constant ASCII part of the JSON (`,"name":`). */
+export const asciiBytes = (text: string): Buffer => Buffer.from(text, 'latin1')
+
+/**
+ * A buffer reused for writing what is then copied into a buffer of its exact size (encoding is synchronous).
+ * It grows to 4 MB at most (the lookup's answer of 500 texts is ~130 KB, its bound ~365 KB; a validation's
+ * of 1 MB of text ~0.6 MB, its bound ~2 MB); a rarer, bigger bound gets a buffer of its own.
+ */
+export class ScratchBuffer {
+  private buffer = Buffer.allocUnsafeSlow(0)
+
+  room(bound: number): Buffer {
+    if (bound > 4 * 1024 * 1024) return Buffer.allocUnsafe(bound)
+    if (this.buffer.length < bound) this.buffer = Buffer.allocUnsafeSlow(bound)
+    return this.buffer
+  }
 }

@@ -11,6 +11,7 @@ import {
 import { getValidationConfig, updateValidationConfig } from '#app/services/settings/settings.server.ts'
 import { toSarif } from '#app/services/validation/sarif.server.ts'
 import { validateBatch, validateText } from '#app/services/validation/validate.server.ts'
+import { encodeValidateAnswer } from '#app/api/validate-answer.server.ts'
 import { RELEASE } from '#app/lib/version.server.ts'
 import { auditActorOf, clientOf } from './identity.server.ts'
 import { jsonResponse } from '#app/lib/held-bodies.ts'
@@ -31,6 +32,7 @@ export const VALIDATION_ENDPOINTS = [
     body: ValidateSchema,
     maxBodyBytes: 11 * 1024 * 1024,
     response: ValidateResponseSchema,
+    encode: encodeValidateAnswer,
     errors: ['payload_too_large'],
     handler: async ({ body }) => validateText(body),
   }),
