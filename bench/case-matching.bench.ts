@@ -21,9 +21,10 @@
  * - for each lookup phase, the time each request spent in the server (p50/p99; every one with --spans) and the
  *   garbage collector's pauses inside requests and between them.
  * The lookup's client pauses --pause milliseconds (default 5) between requests, as an editor does; 0 sends
- * them back to back, as a linter over many files does. It sends them with node:http over one kept-alive
+ * them back to back, as a linter over many files does. Every request goes with node:http over one kept-alive
  * connection; --client fetch sends them with fetch (undici), whose own cost of a 130 KB answer is ~1.5 ms more
- * at p50 and several at p99 (the floor shows it). --lookup-only skips the recall, scan, Markdown and
+ * at p50 and several at p99, and of POST /validate's 1 MB body and 0.6 MB answer several more (the floors show
+ * it; until session 12, POST /validate was timed with fetch). --lookup-only skips the recall, scan, Markdown and
  * validation figures. --profile DIR writes a CPU profile and
  * a sampled heap profile of each lookup phase (what was still held at its end; with --all-allocations,
  * everything allocated).
@@ -78,8 +79,8 @@ async function timeFromClient(
   body: unknown,
   count: number,
   pauseMs: number,
-  warmup = 0,
-  client: 'http' | 'fetch' = 'fetch',
+  warmup: number,
+  client: 'http' | 'fetch',
 ) {
   // A list of serialized bodies goes as NDJSON: request i sends body i.
   const many = Array.isArray(body)
@@ -400,10 +401,19 @@ async function main(): Promise<void> {
 
     // --- POST /validate over HTTP ------------------------------------------------------------------------------
     for (const includePreferred of [false, true]) {
-      const client = await timeFromClient(`${base}/validate`, auth, { text, includePreferred }, RUNS, 300)
+      pauses.take()
+      const client = await timeFromClient(
+        `${base}/validate`,
+        auth,
+        { text, includePreferred },
+        RUNS,
+        300,
+        0,
+        CLIENT,
+      )
       await whenCandidatesIdle()
       console.log(
-        `POST /validate over HTTP, includePreferred=${includePreferred} (answer ${(client.bytes / 1048576).toFixed(2)} MB): p50 ${ms(median(client.times))}, min ${ms(Math.min(...client.times))}, max ${ms(Math.max(...client.times))}`,
+        `POST /validate over HTTP (${CLIENT} client), includePreferred=${includePreferred} (answer ${(client.bytes / 1048576).toFixed(2)} MB): p50 ${ms(median(client.times))}, min ${ms(Math.min(...client.times))}, max ${ms(Math.max(...client.times))}; ${pauses.take()}`,
       )
     }
     // The floor of this exchange on this host (sending the 1 MB body and reading the answer cost the client and
@@ -412,7 +422,7 @@ async function main(): Promise<void> {
     const body = { text, includePreferred: false }
     const bare = await startBareServer(await answerBytes('/validate', body))
     const barePauses = watchPauses(bare.server)
-    const floor = await timeFromClient(bare.url, auth, body, RUNS, 300)
+    const floor = await timeFromClient(bare.url, auth, body, RUNS, 300, 0, CLIENT)
     bare.server.close()
     console.log(
       `floor: a bare node:http server reading the same body and answering the same ${floor.bytes} bytes: p50 ${ms(median(floor.times))}, min ${ms(Math.min(...floor.times))}, max ${ms(Math.max(...floor.times))}; ${barePauses.take()}`,
