@@ -6,6 +6,7 @@ import {
   writeStringMember as writeMember,
 } from '#app/lib/json-bytes.ts'
 import type { LookupMatch, LookupResult } from '#app/services/validation/lookup.server.ts'
+import { useFactsBound, writeUseFactsMembers } from './use-facts-json.server.ts'
 
 /**
  * The UTF-8 JSON of the term lookup's answer, written member by member straight into one buffer: the same
@@ -52,21 +53,12 @@ const TEXT = ascii('{"text":')
 const NORMALIZED = ascii(',"normalized":')
 const FOUND_MATCHES = ascii(',"found":true,"matches":[')
 const NOT_FOUND_MATCHES = ascii(',"found":false,"matches":[')
-const NOTATION = ascii('{"notation":')
-const TERM_ID = ascii(',"term":{"id":')
-const SLUG = ascii(',"slug":')
-const NAME = ascii(',"name":')
-const STATUS = ascii(',"status":')
-const KIND = ascii('},"kind":')
-const FINDING = ascii(',"finding":')
-const PREFERRED = ascii(',"preferred":')
-const PREFERRED_NULL = ascii(',"preferred":null}')
 const COMMA = 0x2c
+const OPEN_OBJECT = 0x7b
 const CLOSE_ARRAY = 0x5d
 const CLOSE_OBJECT = 0x7d
-/** More than the constant bytes of a result (its member names and punctuation), and of a match. */
+/** More than the constant bytes of a result (its member names and punctuation). */
 const RESULT_FRAME = 64
-const MATCH_FRAME = 128
 
 /**
  * The bytes of each match, kept. A match is one of the frozen facts findings.server.ts shares between every
@@ -162,17 +154,7 @@ function resultBound(result: LookupResult): number {
 }
 
 function matchBound(match: LookupMatch): number {
-  const { term } = match
-  const units =
-    match.notation.length +
-    term.id.length +
-    term.slug.length +
-    term.name.length +
-    term.status.length +
-    match.kind.length +
-    match.finding.length +
-    (match.preferred?.length ?? 0)
-  return MATCH_FRAME + MAX_JSON_BYTES_PER_UNIT * units
+  return 2 + useFactsBound(match)
 }
 
 function writeResult(out: Buffer, at: number, result: LookupResult): number {
@@ -208,16 +190,8 @@ function writeMatch(out: Buffer, at: number, match: LookupMatch): number {
 }
 
 function writeMatchMembers(out: Buffer, at: number, match: LookupMatch): number {
-  const { term } = match
-  at = writeMember(out, at, NOTATION, match.notation)
-  at = writeMember(out, at, TERM_ID, term.id)
-  at = writeMember(out, at, SLUG, term.slug)
-  at = writeMember(out, at, NAME, term.name)
-  at = writeMember(out, at, STATUS, term.status)
-  at = writeMember(out, at, KIND, match.kind)
-  at = writeMember(out, at, FINDING, match.finding)
-  if (match.preferred === null) return writeAscii(out, at, PREFERRED_NULL)
-  at = writeMember(out, at, PREFERRED, match.preferred)
+  out[at++] = OPEN_OBJECT
+  at = writeUseFactsMembers(out, at, match)
   out[at++] = CLOSE_OBJECT
   return at
 }

@@ -8,6 +8,7 @@ import {
   writeStringMember as writeMember,
 } from '#app/lib/json-bytes.ts'
 import type { Occurrence } from '#app/schemas/validation.ts'
+import { useFactsBound, writeUseFactsMembers } from './use-facts-json.server.ts'
 
 /**
  * The UTF-8 JSON of `POST /validate`'s answer, written member by member straight into one buffer, as the
@@ -16,9 +17,10 @@ import type { Occurrence } from '#app/schemas/validation.ts'
  * to UTF-8 cost more than making it: in process 7.1–9.4 ms for both, against 2.5–4.4 ms for this writer
  * (decision 013, session 12).
  *
- * Written for `Occurrence` member by member, in the order validate.server.ts makes them; the unit test compares
- * with `JSON.stringify`, and an API test compares the answer with `JSON.stringify` of the service's own result,
- * so a member added there and not here fails. The members after `occurrences` (the summary, the glossary's
+ * Written for `Occurrence` member by member, in the order validate.server.ts makes them (the use's facts by
+ * use-facts-json.server.ts, as the lookup's matches are); the unit test compares with `JSON.stringify`, and an
+ * API test compares the answer with `JSON.stringify` of the service's own result, so a member added there and
+ * not here fails. The members after `occurrences` (the summary, the glossary's
  * version) are small and written by `JSON.stringify`.
  */
 export function encodeValidateAnswer(answer: {
@@ -50,54 +52,25 @@ const END = ascii(',"end":')
 const LINE = ascii(',"line":')
 const COLUMN = ascii(',"column":')
 const TEXT = ascii(',"text":')
-const NOTATION = ascii(',"notation":')
-const TERM_ID = ascii(',"term":{"id":')
-const SLUG = ascii(',"slug":')
-const NAME = ascii(',"name":')
-const STATUS = ascii(',"status":')
-const KIND = ascii('},"kind":')
-const FINDING = ascii(',"finding":')
-const PREFERRED = ascii(',"preferred":')
-const PREFERRED_NULL = ascii(',"preferred":null')
 const SEVERITY = ascii(',"severity":')
 const COMMA = 0x2c
 const CLOSE_ARRAY = 0x5d
 const CLOSE_OBJECT = 0x7d
-/** More than the constant bytes of an occurrence (member names, punctuation) and its four numbers. */
-const OCCURRENCE_FRAME = 160 + 4 * MAX_JSON_NUMBER_BYTES
+/** More than an occurrence's constant bytes besides its use's facts (names, punctuation) and its four numbers. */
+const OCCURRENCE_FRAME = 64 + 4 * MAX_JSON_NUMBER_BYTES
 
 function occurrenceBound(o: Occurrence): number {
-  const { term } = o
-  const units =
-    o.text.length +
-    o.notation.length +
-    term.id.length +
-    term.slug.length +
-    term.name.length +
-    term.status.length +
-    o.kind.length +
-    o.finding.length +
-    (o.preferred?.length ?? 0) +
-    o.severity.length
-  return OCCURRENCE_FRAME + MAX_JSON_BYTES_PER_UNIT * units
+  return OCCURRENCE_FRAME + MAX_JSON_BYTES_PER_UNIT * (o.text.length + o.severity.length) + useFactsBound(o)
 }
 
 function writeOccurrence(out: Buffer, at: number, o: Occurrence): number {
-  const { term } = o
   at = writeNumber(out, writeAscii(out, at, START), o.start)
   at = writeNumber(out, writeAscii(out, at, END), o.end)
   at = writeNumber(out, writeAscii(out, at, LINE), o.line)
   at = writeNumber(out, writeAscii(out, at, COLUMN), o.column)
   at = writeMember(out, at, TEXT, o.text)
-  at = writeMember(out, at, NOTATION, o.notation)
-  at = writeMember(out, at, TERM_ID, term.id)
-  at = writeMember(out, at, SLUG, term.slug)
-  at = writeMember(out, at, NAME, term.name)
-  at = writeMember(out, at, STATUS, term.status)
-  at = writeMember(out, at, KIND, o.kind)
-  at = writeMember(out, at, FINDING, o.finding)
-  at =
-    o.preferred === null ? writeAscii(out, at, PREFERRED_NULL) : writeMember(out, at, PREFERRED, o.preferred)
+  out[at++] = COMMA
+  at = writeUseFactsMembers(out, at, o)
   at = writeMember(out, at, SEVERITY, o.severity)
   out[at++] = CLOSE_OBJECT
   return at
