@@ -64,7 +64,7 @@ const RESULT_FRAME = 64
  * The bytes of each match, kept. A match is one of the frozen facts findings.server.ts shares between every
  * text that finds the same form with the same case verdict, so even 500 texts no one asked before mostly meet
  * matches written before; a match's JSON is about two thirds of an answer, and writing it member by member was
- * most of the encoder's time for such texts (in process, 500 new texts: 1.24 ms to encode, 0.75 ms with the
+ * most of the encoder's time for such texts (in process, 500 new texts: 1.24 ms to encode, 0.81–0.85 ms with the
  * matches' bytes kept; decision 013, session 12). The bytes live in arenas of 1 MB, found through a WeakMap
  * from the match to a small integer, so keeping them adds no object per match to the heap (a `Buffer` per
  * match kept ~80,000 small objects alive, session 8). Bytes of matches that are gone (the facts of a changed
