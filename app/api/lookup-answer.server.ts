@@ -26,14 +26,11 @@ export function encodeLookupAnswer(answer: { results: readonly LookupResult[] })
   // An upper bound of the size (about three times the usual answer: every code unit could need an escape).
   let bound = HEAD.length + 2
   for (let i = 0; i < results.length; i++) bound += 1 + resultBound(results[i]!)
-  // The answer gets a buffer of its own size: allocating the bound for every answer (~365 KB for 130 KB) made
-  // the off-heap memory of a stream of lookups grow three times as fast, and V8 also starts full collections
-  // for that growth (decision 013, session 10: 3-5 instead of 10-11 over the benchmark's lookups).
-  return Buffer.from(writeAnswer(answerScratch.room(bound), results))
+  return answerScratch.written(bound, (out) => writeAnswer(out, results))
 }
 
-/** Writes the answer at the start of `out` (room for its bound) and returns the bytes written. */
-function writeAnswer(out: Buffer, results: readonly LookupResult[]): Buffer {
+/** Writes the answer at the start of `out` (room for its bound) and returns the offset after it. */
+function writeAnswer(out: Buffer, results: readonly LookupResult[]): number {
   let at = writeAscii(out, 0, HEAD)
   for (let i = 0; i < results.length; i++) {
     if (i > 0) out[at++] = COMMA
@@ -41,7 +38,7 @@ function writeAnswer(out: Buffer, results: readonly LookupResult[]): Buffer {
   }
   out[at++] = CLOSE_ARRAY
   out[at++] = CLOSE_OBJECT
-  return out.subarray(0, at)
+  return at
 }
 
 /** For answers; a remembered result is written in its own while an answer is being written. */
@@ -163,8 +160,7 @@ function writeResult(out: Buffer, at: number, result: LookupResult): number {
   if (bytes === undefined) {
     // Written in a reused buffer, then copied: a scratch buffer of its own (from Node's pool of small buffers)
     // stayed allocated beside the kept bytes, 26 MB instead of 6 for 20,000 remembered results.
-    const scratch = resultScratch.room(resultBound(result))
-    bytes = Buffer.from(scratch.subarray(0, writeMembers(scratch, 0, result)))
+    bytes = resultScratch.written(resultBound(result), (scratch) => writeMembers(scratch, 0, result))
     bytesOfFrozen.set(result, bytes)
   }
   return at + bytes.copy(out, at)

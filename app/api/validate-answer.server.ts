@@ -20,8 +20,8 @@ import { useFactsBound, writeUseFactsMembers } from './use-facts-json.server.ts'
  * Written for `Occurrence` member by member, in the order validate.server.ts makes them (the use's facts by
  * use-facts-json.server.ts, as the lookup's matches are); the unit test compares with `JSON.stringify`, and an
  * API test compares the answer with `JSON.stringify` of the service's own result, so a member added there and
- * not here fails. The members after `occurrences` (the summary, the glossary's
- * version) are small and written by `JSON.stringify`.
+ * not here fails. The members after `occurrences` (the summary, the glossary's version) are small and written
+ * by `JSON.stringify`.
  */
 export function encodeValidateAnswer(answer: {
   occurrences: readonly Occurrence[]
@@ -31,17 +31,17 @@ export function encodeValidateAnswer(answer: {
   const tail = JSON.stringify(rest)
   let bound = HEAD.length + 2 + 3 * tail.length
   for (let i = 0; i < occurrences.length; i++) bound += 1 + occurrenceBound(occurrences[i]!)
-  const out = scratch.room(bound)
-  let at = writeAscii(out, 0, HEAD)
-  for (let i = 0; i < occurrences.length; i++) {
-    if (i > 0) out[at++] = COMMA
-    at = writeOccurrence(out, at, occurrences[i]!)
-  }
-  out[at++] = CLOSE_ARRAY
-  // `{"summary":…}` becomes `,"summary":…}`; `{}` (nothing after the occurrences) becomes `}`.
-  if (tail.length > 2) out[at++] = COMMA
-  at += out.write(tail.slice(1), at, 'utf8')
-  return Buffer.from(out.subarray(0, at))
+  return scratch.written(bound, (out) => {
+    let at = writeAscii(out, 0, HEAD)
+    for (let i = 0; i < occurrences.length; i++) {
+      if (i > 0) out[at++] = COMMA
+      at = writeOccurrence(out, at, occurrences[i]!)
+    }
+    out[at++] = CLOSE_ARRAY
+    // `{"summary":…}` becomes `,"summary":…}`; `{}` (nothing after the occurrences) becomes `}`.
+    if (tail.length > 2) out[at++] = COMMA
+    return at + out.write(tail.slice(1), at, 'utf8')
+  })
 }
 
 const scratch = new ScratchBuffer()

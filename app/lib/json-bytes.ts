@@ -112,16 +112,20 @@ export function writeStringMember(out: Uint8Array, at: number, before: Uint8Arra
 export const asciiBytes = (text: string): Buffer => Buffer.from(text, 'latin1')
 
 /**
- * A buffer reused for writing what is then copied into a buffer of its exact size (encoding is synchronous).
- * It grows to 4 MB at most (the lookup's answer of 500 texts is ~130 KB, its bound ~365 KB; a validation's
- * of 1 MB of text ~0.6 MB, its bound ~2 MB); a rarer, bigger bound gets a buffer of its own.
+ * A buffer reused for writing an answer (encoding is synchronous), which is then copied into a buffer of its
+ * own size: allocating the bound for every answer (~365 KB for a lookup's 130 KB) made the memory outside the
+ * heap grow three times as fast, and V8 also starts full collections for that growth (decision 013, session
+ * 10: 3-5 instead of 10-11 over the benchmark's lookups). It grows to 4 MB at most (the lookup's bound of 500
+ * texts is ~365 KB, a validation's of 1 MB of text ~2 MB); a rarer, bigger bound gets a buffer of its own.
  */
 export class ScratchBuffer {
   private buffer = Buffer.allocUnsafeSlow(0)
 
-  room(bound: number): Buffer {
-    if (bound > 4 * 1024 * 1024) return Buffer.allocUnsafe(bound)
-    if (this.buffer.length < bound) this.buffer = Buffer.allocUnsafeSlow(bound)
-    return this.buffer
+  /** What `write` writes from the start of a buffer with room for `bound` bytes, in a buffer of its size. */
+  written(bound: number, write: (out: Buffer) => number): Buffer {
+    let out = this.buffer
+    if (bound > 4 * 1024 * 1024) out = Buffer.allocUnsafe(bound)
+    else if (out.length < bound) out = this.buffer = Buffer.allocUnsafeSlow(bound)
+    return Buffer.from(out.subarray(0, write(out)))
   }
 }
