@@ -278,18 +278,15 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => server.once('listening', resolve))
   const pauses = watchPauses(server)
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`
-  const post = async (p: string, body: unknown) =>
-    (
-      await fetch(`${base}${p}`, { method: 'POST', headers: auth, body: JSON.stringify(body) })
-    ).json() as Promise<Record<string, unknown>>
-
-  /** The bytes the service answers to `body` at `p`, for a bare server to answer the same. */
+  /** The bytes the service answers to `body` at `p` (a bare server answers the same for the floors). */
   const answerBytes = async (p: string, body: unknown) =>
     Buffer.from(
       await (
         await fetch(`${base}${p}`, { method: 'POST', headers: auth, body: JSON.stringify(body) })
       ).arrayBuffer(),
     )
+  const post = async (p: string, body: unknown) =>
+    JSON.parse((await answerBytes(p, body)).toString('utf8')) as Record<string, unknown>
 
   /** A lookup phase: LOOKUPS timed requests after 20 untimed, from the --client process, --pause apart. */
   const timeLookups = (url: string, body: unknown) =>
