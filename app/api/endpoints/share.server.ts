@@ -108,7 +108,7 @@ export const EXPORT_ENDPOINTS = [
     operationId: 'exportPrhRules',
     summary: 'prh rules for textlint-rule-prh generated from the glossary',
     description:
-      'Known limits: prh has no severity (the finding and its severity are in each rule’s message); forms of deprecated terms have no replacement and are not in the file; the Korean particle rule is not expressed (a Korean notation also matches inside a longer Korean word on its right); the letter-case rules of validation (wrong case) are not expressed.',
+      'Known limits: prh has no severity (the finding and its severity are in each rule’s message); forms of deprecated terms have no replacement and are not in the file; the Korean particle rule is not expressed (a Korean notation also matches inside a longer Korean word on its right); notations that differ only by letter case are told apart (each matches as written, or with a capital first letter where it has a small one), other notations match in any case, and the wrong-case finding of validation is not expressed.',
     tag: 'export',
     access: READ,
     media: { 'application/yaml': EXPORT_MEDIA.prh },

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream'
 import { stringify } from 'yaml'
 import { ZipFile } from 'yazl'
+import { casedKey } from '#app/services/matching/letter-case.ts'
 import { severityOf } from '#app/services/validation/findings.server.ts'
 import { preferredFormFor } from '#app/services/terms/content.server.ts'
 import { refreshExportStatistics, selectLintForms, type LintForm } from '#app/services/terms/store.server.ts'
@@ -39,11 +40,20 @@ const VALE_LEVEL: Record<Exclude<Severity, 'none'>, string> = {
 const valeLevel = (finding: Finding) =>
   VALE_LEVEL[severityOf(finding, SEVERITY_CONFIG) as Exclude<Severity, 'none'>]
 
-/** The forms that share one text, with every term's preferred form for it (first seen first). */
+/** The forms that share one text (one per term). */
 interface FormGroup {
   text: string
   forms: LintForm[]
-  preferred: string[]
+}
+
+/** The preferred forms to suggest for `text` by the terms of `forms` that have one (first seen first). */
+function preferredForms(forms: readonly LintForm[], text: string): string[] {
+  const preferred: string[] = []
+  for (const form of forms) {
+    const p = preferredFormFor(form, text)
+    if (p && p !== text && !preferred.includes(p)) preferred.push(p)
+  }
+  return preferred
 }
 
 /**
@@ -68,12 +78,8 @@ async function* formGroups(
         yield group
         group = undefined
       }
-      group ??= { text: row.text, forms: [], preferred: [] }
+      group ??= { text: row.text, forms: [] }
       if (!group.forms.some((f) => f.termId === row.termId)) group.forms.push(row)
-      const preferred = preferredFormFor(row, row.text)
-      if (preferred && preferred !== row.text && !group.preferred.includes(preferred)) {
-        group.preferred.push(preferred)
-      }
     }
     if (group) yield group
     after = batch.next
@@ -117,9 +123,10 @@ async function* substitutionRule(kind: 'deprecated' | 'admitted'): AsyncGenerato
   yield 'swap:\n'
   let any = false
   for await (const group of formGroups([kind], false)) {
-    if (group.preferred.length === 0) continue
+    const preferred = preferredForms(group.forms, group.text)
+    if (preferred.length === 0) continue
     any = true
-    yield yamlEntry(literalPattern(group.text), group.preferred.join('|'))
+    yield yamlEntry(literalPattern(group.text), preferred.join('|'))
   }
   // An empty map keeps the rule valid YAML for Vale (a rule with nothing to swap finds nothing).
   if (!any) yield '  {}\n'
@@ -202,45 +209,110 @@ export function valeZip(): AsyncIterable<Uint8Array> {
 }
 
 /**
- * A prh pattern for a form, as a regular expression with the matcher's boundary rule (app/services/matching/
- * boundary.ts): a Latin/digit edge must not touch another letter or digit of a script written with spaces
- * (Hangul next to it is a boundary: `API를`); a Hangul edge must not follow Hangul on the left. Any letter case
- * (the `i` flag), and a space in the form matches any run of spaces or a single line break.
+ * Which letter cases a prh pattern matches: `any` (the `i` flag), `exact` (as written), or `exact-or-capital` (as
+ * written, or with a capital first letter where the form has a small one: the sentence-initial capital of
+ * decision 013, which prh cannot tell from a capital inside a sentence).
  */
-export function prhPattern(text: string): string {
-  const WORD =
-    '(?:(?![\\p{Script=Hangul}\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}])[\\p{L}\\p{N}\\p{M}_])'
+export type PatternCase = 'any' | 'exact' | 'exact-or-capital'
+
+/**
+ * A letter, digit or mark of Latin, Greek or Cyrillic, or `_`: the matcher's WORD class (app/services/matching/
+ * boundary.ts: any letter, digit or mark but of Hangul, Han and kana) for those scripts, as a few ranges. Written
+ * as `\p{L}\p{N}\p{M}` less the scripts without spaces, as until session 13, it compiled to ~20 KB of machine
+ * code and ~0.8 ms per pattern, so textlint with the prh.yml of a 10,000-term glossary (30,000 patterns) ran out
+ * of memory before it read a line (`bench/case-matching.bench.ts --peer`); these ranges take ~1.7 KB and ~0.05 ms.
+ * So a letter of another script (Arabic, Hebrew, Indic, Thai…) touching a Latin edge is a boundary for prh.yml
+ * and not for the matcher (decision 019).
+ */
+const SPACED_WORD =
+  '[0-9A-Z_a-z\\u00AA\\u00B5\\u00BA\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02AF\\u0300-\\u036F\\u0386\\u0388-\\u03FF\\u0400-\\u052F\\u1E00-\\u1FFF]'
+// Combining marks (U+0300–U+036F) are in the class on purpose: a mark glues to the letter before it.
+// eslint-disable-next-line no-misleading-character-class
+const SPACED_WORD_CHAR = new RegExp(`^${SPACED_WORD}$`)
+
+/**
+ * A prh pattern for a form, as a regular expression with the matcher's boundary rule (app/services/matching/
+ * boundary.ts) as far as SPACED_WORD goes: a Latin/digit edge must not touch another letter or digit of a
+ * script written with spaces (Hangul next to it is a boundary: `API를`); a Hangul edge must not follow Hangul on
+ * the left. A space in the form matches any run of spaces or a single line break; `letterCase` says which
+ * cases match.
+ */
+export function prhPattern(text: string, letterCase: PatternCase = 'any'): string {
   const first = text[0] ?? ''
   const last = text.at(-1) ?? ''
-  const isWord = (ch: string) => new RegExp(`^${WORD}$`, 'u').test(ch)
+  const isWord = (ch: string) => SPACED_WORD_CHAR.test(ch)
   const isHangul = (ch: string) => /^\p{Script=Hangul}$/u.test(ch)
-  const body = text.split(/\s+/).map(literalPattern).join('(?:[^\\S\\n]+|[^\\S\\n]*\\n[^\\S\\n]*)')
-  const left = isWord(first) ? `(?<!${WORD})` : isHangul(first) ? '(?<!\\p{Script=Hangul})' : ''
-  const right = isWord(last) ? `(?!${WORD})` : ''
+  let body = text.split(/\s+/).map(literalPattern).join('(?:[^\\S\\n]+|[^\\S\\n]*\\n[^\\S\\n]*)')
+  // A small letter is never escaped by literalPattern, so it opens the body as written.
+  const capital = first.toUpperCase()
+  if (
+    letterCase === 'exact-or-capital' &&
+    capital !== first &&
+    capital.length === 1 &&
+    /\p{Ll}/u.test(first)
+  ) {
+    body = `[${first}${capital}]${body.slice(1)}`
+  }
+  const left = isWord(first) ? `(?<!${SPACED_WORD})` : isHangul(first) ? '(?<!\\p{Script=Hangul})' : ''
+  const right = isWord(last) ? `(?!${SPACED_WORD})` : ''
   // prh adds the `u` flag itself (and accepts only g, i, m, y after the slash).
-  return `/${left}${body}${right}/i`
+  return `/${left}${body}${right}/${letterCase === 'any' ? 'i' : ''}`
+}
+
+/** The form groups of one folded key at a time: formGroups yields the groups of a key one after another. */
+async function* byFoldedKey(groups: AsyncGenerator<FormGroup>): AsyncGenerator<FormGroup[]> {
+  let key: FormGroup[] = []
+  for await (const group of groups) {
+    if (key.length && key[0]!.forms[0]!.normalized !== group.forms[0]!.normalized) {
+      yield key
+      key = []
+    }
+    key.push(group)
+  }
+  if (key.length) yield key
 }
 
 /**
  * `prh.yml` for textlint-rule-prh: one rule per deprecated or admitted notation, `expected` being the
  * preferred form (when several terms share the notation, the first by slug), the finding and severity in the
  * rule's `prh` message (prh has no severity of its own: textlint reports every rule at one level).
+ *
+ * Letter case follows decision 013 as far as a pattern can: where the forms of a folded key (of terms that are
+ * not deprecated, the ones this file reads) are written alike, case included, a pattern matches any case, as the
+ * matcher does; where they differ only by case (`GitHub` and `Github`, `voratixel` and `VoraTixel`), case
+ * tells them apart, so a pattern matches its form as written, or with a capital first letter (a sentence
+ * start) unless that is another form of the key. Otherwise `Voratixel` opening a sentence (the preferred
+ * `voratixel`) would be reported as the deprecated `VoraTixel`. Rules come a folded key at a time (deprecated
+ * before admitted within a key), read in one pass.
  */
 export async function* prhYml(): AsyncGenerator<string> {
   yield `# Generated by the glossary at ${exportBase()}; regenerate rather than edit.\nversion: 1\nrules:\n`
   let any = false
-  for (const kind of ['deprecated', 'admitted'] as const) {
-    const finding: Finding = kind === 'deprecated' ? 'deprecated-notation' : 'admitted-notation'
-    for await (const group of formGroups([kind], false)) {
-      const expected = group.preferred[0]
-      if (!expected) continue
-      any = true
-      const rule = {
-        expected,
-        patterns: [prhPattern(group.text)],
-        prh: `${finding} (${severityOf(finding, SEVERITY_CONFIG)}): "${group.text}" → "${expected}"`,
+  for await (const key of byFoldedKey(formGroups(['preferred', 'admitted', 'deprecated'], false))) {
+    const casedForms = new Set(key.map((group) => casedKey(group.text)))
+    for (const kind of ['deprecated', 'admitted'] as const) {
+      const finding: Finding = kind === 'deprecated' ? 'deprecated-notation' : 'admitted-notation'
+      for (const group of key) {
+        const expected = preferredForms(
+          group.forms.filter((form) => form.kind === kind),
+          group.text,
+        )[0]
+        if (!expected) continue
+        any = true
+        const cased = casedKey(group.text)
+        const letterCase: PatternCase =
+          casedForms.size === 1
+            ? 'any'
+            : casedForms.has(cased.charAt(0).toUpperCase() + cased.slice(1))
+              ? 'exact'
+              : 'exact-or-capital'
+        const rule = {
+          expected,
+          patterns: [prhPattern(group.text, letterCase)],
+          prh: `${finding} (${severityOf(finding, SEVERITY_CONFIG)}): "${group.text}" → "${expected}"`,
+        }
+        yield `  ${stringify([rule], { lineWidth: 0 }).trimEnd().replace(/\n/g, '\n  ')}\n`
       }
-      yield `  ${stringify([rule], { lineWidth: 0 }).trimEnd().replace(/\n/g, '\n  ')}\n`
     }
   }
   if (!any) yield '  []\n'
