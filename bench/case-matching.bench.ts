@@ -1,6 +1,6 @@
 /**
  * Letter-case benchmark: `npx tsx bench/case-matching.bench.ts [--terms N] [--runs N] [--lookups N] [--lookup-only]
- *   [--pause MS] [--client http|fetch] [--spans] [--profile DIR [--all-allocations]]`
+ *   [--pause MS] [--client http|fetch] [--spans] [--peer] [--profile DIR [--all-allocations]]`
  *
  * Generates (seeded, tests/case-glossary.ts) a style guide of N terms (default 10,000: invented words,
  * phrases, acronyms and Korean words, each with three deprecated variants, many differing from the preferred
@@ -28,6 +28,11 @@
  * validation figures. --profile DIR writes a CPU profile and
  * a sampled heap profile of each lookup phase (what was still held at its end; with --all-allocations,
  * everything allocated).
+ * With --peer, also the tool writers use today on the same input: textlint 15 with textlint-rule-prh 6, configured
+ * by the service's own `GET /export/prh.yml` of the imported glossary (one rule per form), linting the same text
+ * once in this process after every other figure: its time, its recall and false findings counted as the
+ * service's are, and how many times the service's `POST /validate` p50 that is (the issue asks for at least
+ * 500×). It takes about a minute, so it is not run by default.
  * No assertions: figures for docs/decisions/013-letter-case.md.
  */
 import { execFile } from 'node:child_process'
@@ -66,6 +71,8 @@ const CLIENT = (
 ) as 'http' | 'fetch'
 if (CLIENT !== 'http' && CLIENT !== 'fetch') throw new Error('--client is http or fetch')
 const LOOKUP_ONLY = process.argv.includes('--lookup-only')
+const PEER = process.argv.includes('--peer')
+if (PEER && LOOKUP_ONLY) throw new Error('--peer compares with POST /validate, which --lookup-only skips')
 const PROFILE_DIR = process.argv.includes('--profile')
   ? process.argv[process.argv.indexOf('--profile') + 1]!
   : undefined
@@ -320,24 +327,33 @@ async function main(): Promise<void> {
   await matcherCache.whenIdle()
   const snapshot = await matcherCache.get()
 
-  /** Recall, the scan, the Markdown pass and POST /validate (skipped with --lookup-only). */
-  async function measureValidation(): Promise<void> {
+  /** The planted deprecated uses found (same start and end) and every other finding, of findings [start, end). */
+  const deprecated = new Map(planted.filter((p) => p.kind === 'deprecated').map((p) => [p.start, p]))
+  function score(
+    findings: Iterable<{ start: number; end: number; ok: (p: (typeof planted)[number]) => boolean }>,
+  ) {
+    let found = 0
+    let falseFindings = 0
+    for (const f of findings) {
+      const p = deprecated.get(f.start)
+      if (p && p.end === f.end && f.ok(p)) found++
+      else falseFindings++
+    }
+    return `${found} of ${deprecated.size} planted deprecated uses found (${((100 * found) / deprecated.size).toFixed(1)}%); false findings: ${falseFindings} (findings on the ${planted.length - deprecated.size} planted preferred uses or elsewhere)`
+  }
+
+  /**
+   * Recall, the scan, the Markdown pass and POST /validate (skipped with --lookup-only); answers POST /validate's
+   * p50 over HTTP without the preferred uses.
+   */
+  async function measureValidation(): Promise<number> {
     // --- recall and false findings --------------------------------------------------------------------------
     const result = (await post('/validate', { text, includePreferred: false })) as {
       occurrences: { start: number; end: number; finding: string; term: { slug: string } }[]
     }
     await whenCandidatesIdle()
-    const deprecated = new Map(planted.filter((p) => p.kind === 'deprecated').map((p) => [p.start, p]))
-    let found = 0
-    let falseFindings = 0
-    for (const o of result.occurrences) {
-      const p = deprecated.get(o.start)
-      if (p && p.end === o.end && o.term.slug === `g-${p.term}` && o.finding === 'deprecated-notation')
-        found++
-      else falseFindings++
-    }
     console.log(
-      `recall: ${found} of ${deprecated.size} planted deprecated uses found (${((100 * found) / deprecated.size).toFixed(1)}%); false findings: ${falseFindings} (findings on the ${planted.length - deprecated.size} planted preferred uses or elsewhere)`,
+      `recall: ${score(result.occurrences.map((o) => ({ ...o, ok: (p) => o.term.slug === `g-${p.term}` && o.finding === 'deprecated-notation' })))}`,
     )
 
     // --- the matcher's scan ------------------------------------------------------------------------------
@@ -397,6 +413,7 @@ async function main(): Promise<void> {
     }
 
     // --- POST /validate over HTTP ------------------------------------------------------------------------------
+    let validateP50 = NaN
     for (const includePreferred of [false, true]) {
       pauses.take()
       const client = await timeFromClient(
@@ -409,6 +426,7 @@ async function main(): Promise<void> {
         CLIENT,
       )
       await whenCandidatesIdle()
+      if (!includePreferred) validateP50 = median(client.times)
       console.log(
         `POST /validate over HTTP (${CLIENT} client), includePreferred=${includePreferred} (answer ${(client.bytes / 1048576).toFixed(2)} MB): p50 ${ms(median(client.times))}, min ${ms(Math.min(...client.times))}, max ${ms(Math.max(...client.times))}; ${pauses.take()}`,
       )
@@ -424,9 +442,46 @@ async function main(): Promise<void> {
     console.log(
       `floor: a bare node:http server reading the same body and answering the same ${floor.bytes} bytes: p50 ${ms(median(floor.times))}, min ${ms(Math.min(...floor.times))}, max ${ms(Math.max(...floor.times))}; ${barePauses.take()}`,
     )
+    return validateP50
   }
 
-  if (!LOOKUP_ONLY) await measureValidation()
+  /**
+   * The peer (--peer): textlint with textlint-rule-prh and the service's prh export, over the same text. A
+   * message counts as a planted deprecated use found when its range is the use's and it names the term's
+   * preferred form (`=> name`); without a fix, its one-character range counts as a false finding.
+   */
+  async function measurePeer(validateP50: number): Promise<void> {
+    const { TextlintKernelDescriptor } = await import('@textlint/kernel')
+    const { default: textPlugin } = await import('@textlint/textlint-plugin-text')
+    const { createLinter } = await import('textlint')
+    const { default: prhRule } = await import('textlint-rule-prh')
+    const res = await fetch(`${base}/export/prh.yml`, { headers: auth })
+    if (!res.ok) throw new Error(`GET /export/prh.yml answered ${res.status}`)
+    const yml = await res.text()
+    const linter = createLinter({
+      descriptor: new TextlintKernelDescriptor({
+        rules: [{ ruleId: 'prh', rule: prhRule, options: { ruleContents: [yml] } }],
+        plugins: [{ pluginId: 'text', plugin: textPlugin }],
+        filterRules: [],
+      }),
+    })
+    const c0 = process.cpuUsage()
+    t0 = performance.now()
+    const { messages } = await linter.lintText(text, 'bench.txt')
+    const peerMs = performance.now() - t0
+    const cpuMs = process.cpuUsage(c0).user / 1000
+    // A message's own range is one character (textlint's padding); its fix replaces the whole use.
+    const findings = messages.map((m) => ({
+      start: m.fix?.range[0] ?? m.range[0],
+      end: m.fix?.range[1] ?? m.range[1],
+      ok: (p: (typeof planted)[number]) => m.message.includes(`=> ${terms[p.term]!.name}`),
+    }))
+    console.log(
+      `peer: textlint 15.8 + textlint-rule-prh 6.1 with GET /export/prh.yml (${(yml.length / 1048576).toFixed(2)} MB, ${yml.match(/^\s*- expected:/gm)?.length ?? 0} rules), one run: ${ms(peerMs)} wall, ${ms(cpuMs)} CPU; ${score(findings)}; ${(peerMs / validateP50).toFixed(0)}× the service's POST /validate p50 (${ms(validateP50)})`,
+    )
+  }
+
+  const validateP50 = LOOKUP_ONLY ? NaN : await measureValidation()
 
   // --- POST /terms/lookup, 500 texts -----------------------------------------------------------------------
   // A steady state is measured: the first requests (a new connection, code not yet compiled on either side)
@@ -480,6 +535,9 @@ async function main(): Promise<void> {
   console.log(
     `floor: a bare node:http server answering the same ${answer.length} bytes to the same ${CLIENT} client: p50 ${ms(median(floor.times))}, p99 ${ms(percentile(floor.times, 99))}, max ${ms(Math.max(...floor.times))}; main thread busy ${ms(elu.active / (LOOKUPS + 20))} a request; ${barePauses.take()}`,
   )
+
+  // Last, so the peer's thirty thousand compiled patterns are not in this process while the service is timed.
+  if (PEER) await measurePeer(validateP50)
 
   server.closeAllConnections()
   server.close()
