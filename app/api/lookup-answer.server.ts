@@ -1,5 +1,9 @@
 import {
   asciiBytes as ascii,
+  COMMA,
+  OPEN_OBJECT,
+  CLOSE_ARRAY,
+  CLOSE_OBJECT,
   MAX_JSON_BYTES_PER_UNIT,
   ScratchBuffer,
   writeAscii,
@@ -50,10 +54,6 @@ const TEXT = ascii('{"text":')
 const NORMALIZED = ascii(',"normalized":')
 const FOUND_MATCHES = ascii(',"found":true,"matches":[')
 const NOT_FOUND_MATCHES = ascii(',"found":false,"matches":[')
-const COMMA = 0x2c
-const OPEN_OBJECT = 0x7b
-const CLOSE_ARRAY = 0x5d
-const CLOSE_OBJECT = 0x7d
 /** More than the constant bytes of a result (its member names and punctuation). */
 const RESULT_FRAME = 64
 

@@ -1,5 +1,8 @@
 import {
   asciiBytes as ascii,
+  COMMA,
+  CLOSE_ARRAY,
+  CLOSE_OBJECT,
   MAX_JSON_BYTES_PER_UNIT,
   MAX_JSON_NUMBER_BYTES,
   ScratchBuffer,
@@ -53,9 +56,6 @@ const LINE = ascii(',"line":')
 const COLUMN = ascii(',"column":')
 const TEXT = ascii(',"text":')
 const SEVERITY = ascii(',"severity":')
-const COMMA = 0x2c
-const CLOSE_ARRAY = 0x5d
-const CLOSE_OBJECT = 0x7d
 /** More than an occurrence's constant bytes besides its use's facts (names, punctuation) and its four numbers. */
 const OCCURRENCE_FRAME = 64 + 4 * MAX_JSON_NUMBER_BYTES
 

@@ -9,6 +9,12 @@
 /** The most bytes one UTF-16 code unit of a string can take in JSON (`\u001f`); the quotes come on top. */
 export const MAX_JSON_BYTES_PER_UNIT = 6
 
+/** The punctuation bytes the encoders write one at a time. */
+export const COMMA = 0x2c
+export const OPEN_OBJECT = 0x7b
+export const CLOSE_ARRAY = 0x5d
+export const CLOSE_OBJECT = 0x7d
+
 const HEX = '0123456789abcdef'
 /** Escapes JSON gives a name (\b \t \n \f \r); other control characters are written as \u00XX. */
 const SHORT_ESCAPES: Record<number, number> = { 8: 0x62, 9: 0x74, 10: 0x6e, 12: 0x66, 13: 0x72 }
