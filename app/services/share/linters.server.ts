@@ -237,7 +237,7 @@ const SPACED_WORD_CHAR = new RegExp(`^${SPACED_WORD}$`)
  * the left. A space in the form matches any run of spaces or a single line break; `letterCase` says which
  * cases match.
  */
-export function prhPattern(text: string, letterCase: PatternCase = 'any'): string {
+export function prhPattern(text: string, letterCase: PatternCase): string {
   const first = text[0] ?? ''
   const last = text.at(-1) ?? ''
   const isWord = (ch: string) => SPACED_WORD_CHAR.test(ch)
