@@ -5,14 +5,15 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import { vector } from '@electric-sql/pglite/vector'
 import { MikroORM, type Options, type MigrationObject } from '@mikro-orm/core'
 import { Migrator } from '@mikro-orm/migrations'
-import { PostgreSqlDriver, type EntityManager } from '@mikro-orm/postgresql'
-import { PGliteDriver } from 'mikro-orm-pglite'
+import type { EntityManager } from '@mikro-orm/postgresql'
 import { MIGRATIONS } from '../migrations/index.ts'
+import { BoundPGliteDriver, BoundPostgreSqlDriver } from './drivers.ts'
 import { ENTITIES } from './entities/index.ts'
 
 /**
  * The database: a native PostgreSQL when DATABASE_URL is set, otherwise embedded PGlite (Postgres 17 + pgvector
- * compiled to WASM) in GLOSSARY_DATA_DIR/db. Same entities, same migrations, same SQL on both.
+ * compiled to WASM) in GLOSSARY_DATA_DIR/db. Same entities, same migrations, same SQL on both, every value
+ * bound as a parameter on both (`drivers.ts`, decision 023).
  *
  * PGlite has ONE connection (knex pool max 1), so transactions run one after another. Inside a transaction,
  * always use the transaction's EntityManager: a query on another one would wait for the connection forever.
@@ -163,11 +164,16 @@ function ormOptions(pglite: PGlite | undefined, options: InitDbOptions): Options
     logger: options.debugLog ?? (() => undefined),
   }
   if (options.databaseUrl) {
-    return { ...common, driver: PostgreSqlDriver, clientUrl: options.databaseUrl, pool: { min: 0, max: 10 } }
+    return {
+      ...common,
+      driver: BoundPostgreSqlDriver,
+      clientUrl: options.databaseUrl,
+      pool: { min: 0, max: 10 },
+    }
   }
   return {
     ...common,
-    driver: PGliteDriver,
+    driver: BoundPGliteDriver,
     dbName: 'postgres',
     driverOptions: { connection: { pglite: () => pglite! } },
   } as Options

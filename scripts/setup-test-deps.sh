@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs and starts what the test suite needs beyond npm packages, from Debian's packages only:
-# Chromium for the browser tests and a running Redis for the BullMQ tests. Idempotent; prints what it does.
+# Chromium for the browser tests, a running Redis for the BullMQ tests, and the pgvector extension in the machine's
+# PostgreSQL (built from ../shared/vendor, since Debian 12 has no package of it for PostgreSQL 15) for the tests
+# that run on both database engines. Idempotent; prints what it does.
 set -euo pipefail
 
 need_apt=()
@@ -21,4 +23,28 @@ if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
   for _ in $(seq 1 50); do redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && break; sleep 0.1; done
 fi
 redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null
-echo "setup: chromium $(chromium --version 2>/dev/null | awk '{print $2}'), redis ready"
+
+# PostgreSQL on 127.0.0.1:5432 (trust auth, user postgres) is started by the machine; pgvector may be missing.
+PG_URL="${TEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
+pgvector_available() {
+  [ "$(psql "$PG_URL" -Atc "select count(*) from pg_available_extensions where name = 'vector'" 2>/dev/null)" = "1" ]
+}
+if ! pgvector_available; then
+  vendor="$(cd "$(dirname "$0")/../.." && pwd)/shared/vendor/pgvector-0.8.6.tar.gz"
+  [ -f "$vendor" ] || { echo "setup: $vendor is missing (pgvector's source)" >&2; exit 1; }
+  pg_major="$(psql "$PG_URL" -Atc 'show server_version_num' | cut -c1-2)"
+  echo "setup: building pgvector 0.8.6 for PostgreSQL $pg_major from ../shared/vendor"
+  if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  if ! dpkg -s "postgresql-server-dev-$pg_major" >/dev/null 2>&1; then
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+      "postgresql-server-dev-$pg_major" make gcc >/dev/null
+  fi
+  build="$(mktemp -d)"
+  tar xzf "$vendor" -C "$build"
+  make -s -C "$build/pgvector-0.8.6" PG_CONFIG="/usr/lib/postgresql/$pg_major/bin/pg_config" >/dev/null
+  $SUDO make -s -C "$build/pgvector-0.8.6" PG_CONFIG="/usr/lib/postgresql/$pg_major/bin/pg_config" install >/dev/null
+  rm -rf "$build"
+  pgvector_available || { echo "setup: pgvector did not install" >&2; exit 1; }
+fi
+echo "setup: chromium $(chromium --version 2>/dev/null | awk '{print $2}'), redis ready, PostgreSQL with pgvector ready"

@@ -3,12 +3,15 @@ import path from 'node:path'
 import { parseConfig, setConfig } from '#app/lib/config.server.ts'
 import { applyMigrations } from '#db/migrator.ts'
 import { closeDb, initDb, openPglite } from '#db/orm.ts'
+import { createPostgresTemplate } from './postgres.ts'
 import { TEST_TMP, testEnv } from './test-env.ts'
 
 /**
  * Runs once per `vitest run`: migrates an in-memory PGlite and saves it as a template tarball. Every test file
  * then loads that template into its own in-memory database (tests/setup/db.ts), so files are isolated and no
- * file pays for the migrations. Each run has its own folder, so two runs at once never disturb each other.
+ * file pays for the migrations. Each run has its own folder, so two runs at once never disturb each other. It
+ * also migrates a template database on the machine's PostgreSQL (tests/setup/postgres.ts), which the files that
+ * run on both engines copy.
  */
 export default async function globalSetup() {
   fs.mkdirSync(TEST_TMP, { recursive: true })
@@ -22,5 +25,13 @@ export default async function globalSetup() {
   const dump = await pglite.dumpDataDir('gzip')
   fs.writeFileSync(template, Buffer.from(await dump.arrayBuffer()))
   await closeDb()
-  return () => fs.rmSync(runDir, { recursive: true, force: true })
+  // The same for PostgreSQL: one migrated template database per run, copied by each file that uses it.
+  const postgres = await createPostgresTemplate(
+    `${process.pid}_${path.basename(runDir).replace(/\W/g, '')}`.toLowerCase(),
+  )
+  process.env.GLOSSARY_TEST_PG_TEMPLATE = postgres.name
+  return async () => {
+    await postgres.drop()
+    fs.rmSync(runDir, { recursive: true, force: true })
+  }
 }

@@ -1,4 +1,3 @@
-import { getConfig } from '#app/lib/config.server.ts'
 import { log } from '#app/lib/logger.server.ts'
 import { compileNotationsOffThread, onCompileFallback } from '#app/services/matching/compile-worker.ts'
 import { matcherFromCompiled, type Matcher, type MatcherEntry } from '#app/services/matching/matcher.ts'
@@ -208,7 +207,7 @@ export class MatcherCache {
     const deadline = performance.now() + (options.maxWaitMs ?? FRESH_WAIT_MS)
     let snapshot = await this.get()
     let target = snapshot.version
-    if (options.sharedDatabase ?? Boolean(getConfig().databaseUrl)) {
+    if (options.sharedDatabase ?? !observesCommittedChanges()) {
       const committed = await withDeadline(readGlossaryVersion(em()), deadline)
       if (committed === undefined) return { snapshot, upToDate: false }
       target = committed
