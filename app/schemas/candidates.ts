@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { SlugSchema } from './terms.ts'
+import { xmlText } from './xml-text.ts'
 import { CANDIDATE_STATUSES } from '#domain/content.ts'
 
 export const ListCandidatesQuerySchema = z.object({
@@ -14,15 +15,11 @@ export const CandidateParamsSchema = z.object({ id: z.uuid() })
 
 export const PromoteCandidateSchema = z
   .object({
-    name: z
-      .string()
-      .trim()
-      .min(1)
-      .max(200)
+    name: xmlText(z.string().trim().min(1).max(200))
       .optional()
       .meta({ description: 'Defaults to the candidate text.' }),
     slug: SlugSchema.optional(),
-    definition: z.string().max(10_000).default(''),
+    definition: xmlText(z.string().max(10_000)).default(''),
     note: z.string().trim().max(500).default(''),
   })
   .strict()

@@ -10,7 +10,8 @@ export const ImportSchema = z
   .object({
     format: z.enum(['csv', 'json']),
     csv: z.string().optional().meta({
-      description: 'The CSV file (UTF-8, header row; see GET /import/template.csv). For format csv.',
+      description:
+        "The CSV file (UTF-8, header row; see GET /import/template.csv). For format csv. A cell starting with `'` followed by `=`, `+`, `-`, `@`, tab or CR loses that one `'` (how GET /export/terms.csv neutralizes formulas); in list cells `\\;` is a `;` inside an item and `\\\\` a `\\`.",
     }),
     rows: z.array(z.record(z.string(), z.unknown())).max(IMPORT_MAX_ROWS).optional().meta({
       description: 'Term objects (the fields of POST /terms, plus `slug` to update). For format json.',

@@ -40,11 +40,11 @@ export type SheetQuery = z.output<typeof SheetQuerySchema>
 export const EXPORT_MEDIA = {
   csv: z.string().meta({
     description:
-      'The import template’s columns (slug, name, fullName, nameEn, nameKo, preferred, admitted, deprecated, domains, categories, tags, status, definition, body, note), UTF-8 with a byte-order mark, CRLF; lists `;`-separated; `note` empty. Re-importing the file changes nothing.',
+      "The import template’s columns (slug, name, fullName, nameEn, nameKo, preferred, admitted, deprecated, domains, categories, tags, status, definition, body, note), UTF-8 with a byte-order mark, CRLF; every cell quoted; lists `;`-separated (a `;` inside an item written `\\;`, a `\\` before `;`, `\\` or the item’s end written `\\\\`); `note` empty. A cell starting with `=`, `+`, `-`, `@`, tab or CR (or with `'`s and one of those) is written with a `'` in front so spreadsheets show it as text (OWASP CSV injection); the import takes that one `'` off again. Re-importing the file changes nothing.",
   }),
   tbx: z.string().meta({
     description:
-      'TBX-Basic (ISO 30042:2019, TBX v3 DCA): one conceptEntry per term with its domains (subjectField), a link to its page, and a langSec per language holding a termSec per name and notation with administrativeStatus preferredTerm-admn-sts / admittedTerm-admn-sts / deprecatedTerm-admn-sts; the definition in the langSec of its language.',
+      'TBX-Basic (ISO 30042:2019, TBX v3 DCA): one conceptEntry per term with its domains (subjectField), a link to its page, and a langSec per language holding a termSec per name and notation with administrativeStatus preferredTerm-admn-sts / admittedTerm-admn-sts / deprecatedTerm-admn-sts; the definition in the langSec of its language. Every text and attribute is escaped (a CR as `&#13;`), so an XML parser reads back exactly the stored value; characters XML 1.0 cannot carry are refused at input.',
   }),
   turtle: z.string().meta({
     description:

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { FINDING_VALUES } from './validation.ts'
+import { XML_TEXT_RULE, xmlText } from './xml-text.ts'
 import { EDITABLE_TERM_STATUSES, NOTATION_KINDS, TERM_STATUSES } from '#domain/terms.ts'
 
 /**
@@ -62,7 +63,7 @@ export const ClassificationKeySchema = z
 
 export const NotationSchema = z
   .object({
-    text: z.string().trim().min(1).max(LIMITS.notation),
+    text: xmlText(z.string().trim().min(1).max(LIMITS.notation)),
     kind: z.enum(NOTATION_KINDS).default('admitted'),
     lang: z
       .string()
@@ -77,22 +78,17 @@ export const NotationSchema = z
   })
 
 const optionalText = (max: number) =>
-  z
-    .string()
-    .trim()
-    .max(max)
+  xmlText(z.string().trim().max(max))
     .nullish()
     .transform((v) => (v ? v : null))
 
 /** Content fields shared by create and update (all optional here; create requires `name`). */
 const contentFields = {
   slug: SlugSchema.optional(),
-  name: z
-    .string()
-    .trim()
-    .min(1)
-    .max(LIMITS.name)
-    .meta({ description: 'Primary name.', example: 'API Gateway' }),
+  name: xmlText(z.string().trim().min(1).max(LIMITS.name)).meta({
+    description: 'Primary name.',
+    example: 'API Gateway',
+  }),
   fullName: optionalText(LIMITS.name).meta({ example: 'Application Programming Interface Gateway' }),
   nameEn: optionalText(LIMITS.name).meta({ example: 'API Gateway' }),
   nameKo: optionalText(LIMITS.name).meta({ example: 'API 게이트웨이' }),
@@ -101,7 +97,7 @@ const contentFields = {
   categories: z.array(ClassificationKeySchema).max(LIMITS.classification),
   tags: z.array(z.string().trim().min(1).max(LIMITS.tag)).max(LIMITS.tags),
   status: z.enum(EDITABLE_TERM_STATUSES),
-  definition: z.string().max(LIMITS.definition),
+  definition: xmlText(z.string().max(LIMITS.definition)),
   body: z.string().max(LIMITS.body).meta({ description: 'Markdown.' }),
   note: z.string().trim().max(LIMITS.note).meta({ description: 'Change note stored with the revision.' }),
 }
@@ -120,8 +116,7 @@ export const CreateTermSchema = z
   })
   .strict()
   .meta({
-    description:
-      'A new term. `slug` is generated from the name when omitted. `status` defaults to `active`, or `needs_completion` when the definition is empty.',
+    description: `A new term. \`slug\` is generated from the name when omitted. \`status\` defaults to \`active\`, or \`needs_completion\` when the definition is empty. ${XML_TEXT_RULE}`,
     example: {
       name: 'API Gateway',
       nameKo: 'API 게이트웨이',
@@ -158,7 +153,7 @@ export const UpdateTermSchema = z
   })
   .strict()
   .meta({
-    description: 'Fields to change; omitted fields keep their value, `notations` replaces the whole list.',
+    description: `Fields to change; omitted fields keep their value, \`notations\` replaces the whole list. ${XML_TEXT_RULE}`,
     example: { baseRevision: 3, definition: 'Routes API calls.', note: 'shorter definition' },
   })
 export type UpdateTermInput = z.output<typeof UpdateTermSchema>
@@ -230,8 +225,8 @@ export const LookupSchema = z
 export const ClassificationCreateSchema = z
   .object({
     key: ClassificationKeySchema,
-    nameKo: z.string().trim().min(1).max(100),
-    nameEn: z.string().trim().min(1).max(100),
+    nameKo: xmlText(z.string().trim().min(1).max(100)),
+    nameEn: xmlText(z.string().trim().min(1).max(100)),
     sort: z.number().int().min(-100_000).max(100_000).default(0),
   })
   .strict()
@@ -239,8 +234,8 @@ export const ClassificationCreateSchema = z
 
 export const ClassificationUpdateSchema = z
   .object({
-    nameKo: z.string().trim().min(1).max(100).optional(),
-    nameEn: z.string().trim().min(1).max(100).optional(),
+    nameKo: xmlText(z.string().trim().min(1).max(100)).optional(),
+    nameEn: xmlText(z.string().trim().min(1).max(100)).optional(),
     sort: z.number().int().min(-100_000).max(100_000).optional(),
   })
   .strict()

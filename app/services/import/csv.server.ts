@@ -35,11 +35,47 @@ export function importTemplateCsv(): string {
   return `\uFEFF${lines.join('\r\n')}\r\n`
 }
 
-const splitList = (cell: string) =>
-  cell
-    .split(';')
-    .map((s) => s.trim())
-    .filter(Boolean)
+/**
+ * Formula neutralization (OWASP "CSV Injection"): a spreadsheet runs a cell that starts with `=`, `+`, `-`,
+ * `@`, tab or CR as a formula, so the export writes such a cell with a `'` in front, as a spreadsheet's own
+ * text marker. A cell that already starts with `'`s before one of them gets one more, so the import can take
+ * exactly one `'` off any cell starting with `'`s and one of them and give back the stored text, whatever it
+ * is (`-fno-rtti`, `+1`, `'=x`). The rule applies to every imported CSV, as it does when typed in a sheet.
+ */
+const FORMULA_START = /^'*[=+\-@\t\r]/
+const NEUTRALIZED = /^'+[=+\-@\t\r]/
+
+/** A cell's text as the export writes it: neutralized when a spreadsheet would run it. */
+export const neutralizeFormula = (cell: string): string => (FORMULA_START.test(cell) ? `'${cell}` : cell)
+
+/** The text of a cell the export neutralized (any other cell as it is). */
+const restoreFormula = (cell: string): string => (NEUTRALIZED.test(cell) ? cell.slice(1) : cell)
+
+/**
+ * A list cell (notations, domains, categories, tags): items joined with `;`. A `;` inside an item is written
+ * `\;`, and a `\` before a `;`, a `\` or the end of an item is written `\\`; any other `\` stands for itself,
+ * so hand-written cells such as `C:\tmp` read as typed.
+ */
+export const joinList = (items: readonly string[]): string =>
+  items.map((item) => item.replace(/\\(?=[\\;]|$)|;/g, '\\$&')).join(';')
+
+function splitList(cell: string): string[] {
+  const items: string[] = []
+  let item = ''
+  for (let i = 0; i < cell.length; i++) {
+    const ch = cell[i]!
+    const next = cell[i + 1]
+    if (ch === '\\' && (next === '\\' || next === ';')) {
+      item += next
+      i++
+    } else if (ch === ';') {
+      items.push(item)
+      item = ''
+    } else item += ch
+  }
+  items.push(item)
+  return items.map((s) => s.trim()).filter(Boolean)
+}
 
 /** CSV text → row objects shaped like JSON import rows. Malformed CSV or unknown columns → 400. */
 export function csvToRows(csv: string): Record<string, unknown>[] {
@@ -66,8 +102,9 @@ export function csvToRows(csv: string): Record<string, unknown>[] {
     const row: Record<string, unknown> = {}
     const notations: { text: string; kind: string }[] = []
     let hasNotations = false
-    for (const [column, raw] of Object.entries(rec)) {
-      const cell = (raw ?? '').trim()
+    for (const [column, written] of Object.entries(rec)) {
+      const raw = restoreFormula(written ?? '')
+      const cell = raw.trim()
       if (column === 'preferred' || column === 'admitted' || column === 'deprecated') {
         hasNotations = true
         for (const text of splitList(cell)) notations.push({ text, kind: column })
@@ -76,7 +113,7 @@ export function csvToRows(csv: string): Record<string, unknown>[] {
       } else if (column === 'slug' || column === 'status' || column === 'note' || column === 'name') {
         if (cell) row[column] = cell
       } else if (column === 'definition' || column === 'body') {
-        row[column] = raw ?? ''
+        row[column] = raw
       } else {
         row[column] = cell || null
       }

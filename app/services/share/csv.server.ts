@@ -1,6 +1,17 @@
 import { stringify } from 'csv-stringify/sync'
-import { CSV_COLUMNS } from '#app/services/import/csv.server.ts'
+import { CSV_COLUMNS, joinList, neutralizeFormula } from '#app/services/import/csv.server.ts'
 import { termBatches, type ExportTerm } from './terms-source.server.ts'
+
+/**
+ * Every cell quoted (so a CR or LF inside one never starts a row, whatever a reader takes for a line end) and
+ * a cell a spreadsheet would run as a formula neutralized with a leading `'` (the import takes it off again).
+ */
+const CSV_OPTIONS = {
+  record_delimiter: 'windows',
+  quoted: true,
+  quoted_empty: true,
+  cast: { string: neutralizeFormula },
+} as const
 
 /**
  * `terms.csv`: the import template's columns (app/services/import/csv.server.ts), so the file re-imports
@@ -8,19 +19,15 @@ import { termBatches, type ExportTerm } from './terms-source.server.ts'
  * column is left empty (a note belongs to a save, not to the content).
  */
 export async function* termsCsv(): AsyncGenerator<string> {
-  yield `\uFEFF${stringify([[...CSV_COLUMNS]], { record_delimiter: 'windows' })}`
+  yield `\uFEFF${stringify([[...CSV_COLUMNS]], CSV_OPTIONS)}`
   for await (const { terms } of termBatches({ withBody: true })) {
-    yield stringify(terms.map(csvRow), { record_delimiter: 'windows' })
+    yield stringify(terms.map(csvRow), CSV_OPTIONS)
   }
 }
 
 function csvRow(term: ExportTerm): string[] {
   const c = term.content
-  const notations = (kind: string) =>
-    c.notations
-      .filter((n) => n.kind === kind)
-      .map((n) => n.text)
-      .join(';')
+  const notations = (kind: string) => joinList(c.notations.filter((n) => n.kind === kind).map((n) => n.text))
   const values: Record<(typeof CSV_COLUMNS)[number], string> = {
     slug: c.slug,
     name: c.name,
@@ -30,9 +37,9 @@ function csvRow(term: ExportTerm): string[] {
     preferred: notations('preferred'),
     admitted: notations('admitted'),
     deprecated: notations('deprecated'),
-    domains: c.domains.join(';'),
-    categories: c.categories.join(';'),
-    tags: c.tags.join(';'),
+    domains: joinList(c.domains),
+    categories: joinList(c.categories),
+    tags: joinList(c.tags),
     status: c.status,
     definition: c.definition,
     body: c.body,

@@ -24,6 +24,19 @@ export const ADMINISTRATIVE_STATUS: Record<NotationKind, string> = {
 const ENTRIES = 'concept entries'
 
 /**
+ * What to hand xmlbuilder2 so that a parser reads back exactly `value`. Its serializer (4.0.3, BaseWriter's
+ * `nonEntityAmpersandRegex`) escapes `&` only where it does not already start something shaped like a
+ * reference, so `Ent &bogus; x` went out as an undefined entity and `&amp;` came back as `&`. Writing every
+ * `&` as `&amp;` here leaves it nothing to guess (it keeps those references; `<` and `>` it escapes itself).
+ * CR is written as a reference because a parser reads a raw one as LF (XML end-of-line handling); in an
+ * attribute, tab and LF too, which a parser would read as spaces. Characters XML cannot carry at all are
+ * refused at input (app/schemas/xml-text.ts); BUILDER turns any stored before that rule into U+FFFD.
+ */
+const builderText = (value: string) => value.replace(/&/g, '&amp;').replace(/\r/g, '&#13;')
+const builderAttr = (value: string) => builderText(value).replace(/\t/g, '&#9;').replace(/\n/g, '&#10;')
+const BUILDER = { invalidCharReplacement: '\uFFFD' } as const
+
+/**
  * `terms.tbx`: one `conceptEntry` per term (id `t-<uuid>`), its domains as `subjectField`, a link to its page,
  * and one `langSec` per language holding a `termSec` per name and notation with its `administrativeStatus`;
  * the definition goes in the language section of its own language (Hangul → ko, else en; else the first).
@@ -33,13 +46,13 @@ const ENTRIES = 'concept entries'
  */
 export async function* termsTbx(): AsyncGenerator<string> {
   const { domains } = await classificationScheme()
-  const envelope = create({ version: '1.0', encoding: 'UTF-8' })
+  const envelope = create({ ...BUILDER, version: '1.0', encoding: 'UTF-8' })
     .ele(TBX_NAMESPACE, 'tbx', { type: 'TBX-Basic', style: 'dca', 'xml:lang': 'en' })
     .ele('tbxHeader')
     .ele('fileDesc')
     .ele('sourceDesc')
     .ele('p')
-    .txt(`Exported from the glossary at ${exportBase()} on ${new Date().toISOString()}.`)
+    .txt(builderText(`Exported from the glossary at ${exportBase()} on ${new Date().toISOString()}.`))
     .up()
     .up()
     .up()
@@ -59,27 +72,27 @@ export async function* termsTbx(): AsyncGenerator<string> {
 
 function conceptEntry(term: ExportTerm, domains: ClassificationDto[]): string {
   const c = term.content
-  const entry: XMLBuilder = fragment().ele('conceptEntry', { id: `t-${term.id}` })
+  const entry: XMLBuilder = fragment(BUILDER).ele('conceptEntry', { id: builderAttr(`t-${term.id}`) })
   for (const key of c.domains) {
     const domain = domains.find((d) => d.key === key)
     entry
       .ele('descrip', { type: 'subjectField' })
-      .txt(domain ? `${domain.nameEn || domain.nameKo} (${key})` : key)
+      .txt(builderText(domain ? `${domain.nameEn || domain.nameKo} (${key})` : key))
   }
   entry
-    .ele('xref', { type: 'externalCrossReference', target: `${exportBase()}/terms/${term.id}` })
-    .txt(c.name)
+    .ele('xref', { type: 'externalCrossReference', target: builderAttr(`${exportBase()}/terms/${term.id}`) })
+    .txt(builderText(c.name))
   const sections = languageSections(term)
   const definitionLang = sections.has(formLang(c.definition, null))
     ? formLang(c.definition, null)
     : [...sections.keys()][0]
   for (const [lang, forms] of sections) {
-    const langSec = entry.ele('langSec', { 'xml:lang': lang })
+    const langSec = entry.ele('langSec', { 'xml:lang': builderAttr(lang) })
     if (c.definition && lang === definitionLang)
-      langSec.ele('descrip', { type: 'definition' }).txt(c.definition)
+      langSec.ele('descrip', { type: 'definition' }).txt(builderText(c.definition))
     for (const form of forms) {
       const termSec = langSec.ele('termSec')
-      termSec.ele('term').txt(form.text)
+      termSec.ele('term').txt(builderText(form.text))
       termSec.ele('termNote', { type: 'administrativeStatus' }).txt(ADMINISTRATIVE_STATUS[form.kind])
     }
   }

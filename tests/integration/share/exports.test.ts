@@ -3,7 +3,6 @@ import { TextlintKernelDescriptor } from '@textlint/kernel'
 import textPlugin from '@textlint/textlint-plugin-text'
 import jsonld from 'jsonld'
 import { Parser, type Quad } from 'n3'
-import { SaxesParser, type SaxesTagNS } from 'saxes'
 import { createLinter } from 'textlint'
 import prhRule from 'textlint-rule-prh'
 import { parse as parseYaml } from 'yaml'
@@ -13,6 +12,7 @@ import { em } from '#db/orm.ts'
 import { createApiKey, createTerm, createUser } from '#tests/factories.ts'
 import { apiCall, useApiServer } from '#tests/http.ts'
 import { useTestDb } from '#tests/setup/db.ts'
+import { kids, parseXml } from '#tests/xml.ts'
 import type { TermDto } from '#app/services/terms/read.server.ts'
 
 // Response bodies are inspected loosely, as JSON.
@@ -138,7 +138,7 @@ describe('GET /export/terms.csv', () => {
     expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf])
     const csv = bytes.toString('utf8')
     expect(csv.split('\r\n')[0]).toBe(
-      '\uFEFFslug,name,fullName,nameEn,nameKo,preferred,admitted,deprecated,domains,categories,tags,status,definition,body,note',
+      '\uFEFF"slug","name","fullName","nameEn","nameKo","preferred","admitted","deprecated","domains","categories","tags","status","definition","body","note"',
     )
     const dry = await apiCall(server.url(), 'POST', '/import', editorKey, {
       format: 'csv',
@@ -150,39 +150,6 @@ describe('GET /export/terms.csv', () => {
     expect(dry.json.rows.map((r: Json) => r.action)).toEqual(Array(5).fill('unchanged'))
   })
 })
-
-/** A strict, namespace-aware parse into a small element tree (saxes throws on any well-formedness error). */
-interface El {
-  name: string
-  ns: string
-  attrs: Record<string, string>
-  children: El[]
-  text: string
-}
-function parseXml(xml: string): El {
-  const parser = new SaxesParser({ xmlns: true })
-  const stack: El[] = []
-  let root: El | undefined
-  parser.on('opentag', (tag: SaxesTagNS) => {
-    const el: El = {
-      name: tag.local,
-      ns: tag.uri,
-      attrs: Object.fromEntries(Object.values(tag.attributes).map((a) => [a.name, a.value])),
-      children: [],
-      text: '',
-    }
-    if (stack.length) stack.at(-1)!.children.push(el)
-    else root = el
-    stack.push(el)
-  })
-  parser.on('text', (text) => {
-    if (stack.length) stack.at(-1)!.text += text
-  })
-  parser.on('closetag', () => void stack.pop())
-  parser.write(xml).close()
-  return root!
-}
-const kids = (el: El, name: string) => el.children.filter((c) => c.name === name)
 
 describe('GET /export/terms.tbx', () => {
   it('is well-formed TBX-Basic with a concept per term and its language sections', async () => {
