@@ -4,6 +4,7 @@ import { authorize } from '#app/lib/auth-gate.server.ts'
 import { getConfig } from '#app/lib/config.server.ts'
 import { AppError, toErrorResponse, validationError, zodProblems } from '#app/lib/errors.server.ts'
 import { bytesResponse, jsonResponse } from '#app/lib/held-bodies.ts'
+import { jsonDepthProblem } from '#app/lib/json-depth.ts'
 import { decodeUtf8Text, textProblems } from '#app/lib/text-input.ts'
 import { ApiRequest } from './api-request.server.ts'
 import type { Endpoint, HandlerContext } from './endpoint.server.ts'
@@ -205,6 +206,9 @@ function readJsonBody(request: ApiRequest, endpoint: Endpoint): unknown {
       { path: '(body)', message: `Send the body as application/json (got "${type || 'no content type'}").` },
     ])
   }
+  // Before the parse: the text rule's walk and zod recurse over what it builds (issue 26, decision 012).
+  const tooDeep = jsonDepthProblem(text, '(body)')
+  if (tooDeep) throw validationError([tooDeep])
   try {
     return JSON.parse(text)
   } catch {

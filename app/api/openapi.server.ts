@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { STATUS, type ErrorCode } from '#app/lib/errors.server.ts'
+import { MAX_JSON_DEPTH } from '#app/lib/json-depth.ts'
 import { SLUG_PATTERN, SLUG_PATTERN_PORTABLE } from '#app/schemas/terms.ts'
 import { API_TAGS, type Endpoint } from './endpoint.server.ts'
 
@@ -177,7 +178,8 @@ export function buildOpenApiDocument(endpoints: Endpoint[], version: string): Re
       title: 'Terminology Glossary Service API',
       version,
       description:
-        'Every path is relative to /api/v1. Errors use the envelope `{ error: { code, message, details } }`. An operation that API keys may call names the scope the key needs in `x-required-scopes` (one of `read`, `write`, `validate`).',
+        'Every path is relative to /api/v1. Errors use the envelope `{ error: { code, message, details } }`. An operation that API keys may call names the scope the key needs in `x-required-scopes` (one of `read`, `write`, `validate`). ' +
+        `A JSON body may nest arrays and objects at most ${MAX_JSON_DEPTH} levels deep: a deeper one answers 400 \`validation_failed\` with the problem \`{ path: "(body)", code: "too_deep" }\`, checked before the body is parsed.`,
       // On-premises: whoever runs this installation answers for it; there is no vendor address to give.
       contact: { name: 'The administrators of this glossary installation' },
       // package.json is `private` and names no open-source license; `LicenseRef-` is SPDX's form for a license

@@ -5,6 +5,7 @@ import {
 } from '@remix-run/node'
 import { AppError, validationError } from '#app/lib/errors.server.ts'
 import { IMPORT_MAX_BYTES, ImportSchema, type ImportInput } from '#app/schemas/import.ts'
+import { jsonDepthProblem } from '#app/lib/json-depth.ts'
 import { decodeUtf8Text } from '#app/lib/text-input.ts'
 
 /**
@@ -60,6 +61,9 @@ export async function readImportForm(request: Request): Promise<ImportForm> {
         : 'csv'
   let body: Record<string, unknown>
   if (format === 'json') {
+    // The API's limit, for the same reason: what the parse builds is walked and stored recursively.
+    const tooDeep = jsonDepthProblem(content, 'file')
+    if (tooDeep) throw unreadable(tooDeep.message)
     let parsedJson: unknown
     try {
       parsedJson = JSON.parse(content.replace(/^\uFEFF/, ''))
