@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ConfigError, parseConfig, parseEmbedAncestors } from './config.server.ts'
+import { ConfigError, embedAncestorsListNothing, parseConfig, parseEmbedAncestors } from './config.server.ts'
 
 function problemsOf(env: Record<string, string>): { variable: string; message: string }[] {
   try {
@@ -71,16 +71,75 @@ describe('config', () => {
     expect(problems[0]!.variable).toBe('GLOSSARY_ALLOWED_ORIGINS')
   })
 
-  it('ignores embed ancestors that are not origins instead of refusing to start (spec part 9)', () => {
-    const config = parseConfig({
-      GLOSSARY_EMBED_ANCESTORS: 'https://x.example/frame, https://ok.example:8443',
+  it('refuses to start with embed ancestors that are not origins, naming each (issue 26)', () => {
+    const problems = problemsOf({
+      GLOSSARY_EMBED_ANCESTORS: 'https://x.example/frame, https://ok.example:8443, https://*',
     })
-    expect(config.embedAncestors).toEqual(['https://ok.example:8443'])
+    expect(problems).toHaveLength(1)
+    expect(problems[0]!.variable).toBe('GLOSSARY_EMBED_ANCESTORS')
+    expect(problems[0]!.message).toContain('"https://x.example/frame", "https://*"')
+    expect(problems[0]!.message).not.toContain('ok.example')
+    expect(parseConfig({ GLOSSARY_EMBED_ANCESTORS: 'https://ok.example:8443' }).embedAncestors).toEqual([
+      'https://ok.example:8443',
+    ])
+  })
+
+  it('splits embed ancestors into origins and entries that are not one', () => {
     expect(parseEmbedAncestors('https://x.example/frame,ftp://y.example, https://a.example ,')).toEqual({
       origins: ['https://a.example'],
       invalid: ['https://x.example/frame', 'ftp://y.example'],
     })
     expect(parseEmbedAncestors(undefined)).toEqual({ origins: [], invalid: [] })
+    expect(parseEmbedAncestors(',')).toEqual({ origins: [], invalid: [] })
+  })
+
+  it("accepts CSP's subdomain wildcard and nothing looser", () => {
+    expect(
+      parseEmbedAncestors(
+        'https://*.example.com, http://*.intra.example:8443, https://*.example.com/, http://localhost:3000, https://[::1]:8443',
+      ),
+    ).toEqual({
+      origins: [
+        'https://*.example.com',
+        'http://*.intra.example:8443',
+        'https://*.example.com',
+        'http://localhost:3000',
+        'https://[::1]:8443',
+      ],
+      invalid: [],
+    })
+    const loose = [
+      '*',
+      'https://*',
+      'https://*.com',
+      'https://*.*.example.com',
+      'https://a*.example.com',
+      'https://*example.com',
+      'https://a.*.example.com',
+      'https://*.example.com:*',
+      'https://*.example.com/path',
+      'https://a;script-src.example',
+      "https://a'.example",
+      'ftp://*.example.com',
+    ]
+    expect(parseEmbedAncestors(loose.join(','))).toEqual({ origins: [], invalid: loose })
+    expect(problemsOf({ GLOSSARY_EMBED_ANCESTORS: 'https://*.com' })[0]!.variable).toBe(
+      'GLOSSARY_EMBED_ANCESTORS',
+    )
+    expect(parseConfig({ GLOSSARY_EMBED_ANCESTORS: 'https://*.example.com' }).embedAncestors).toEqual([
+      'https://*.example.com',
+    ])
+  })
+
+  it('tells a list with no entry (",") from unset or empty', () => {
+    expect(embedAncestorsListNothing(',')).toBe(true)
+    expect(embedAncestorsListNothing(' , ,')).toBe(true)
+    expect(embedAncestorsListNothing(undefined)).toBe(false)
+    expect(embedAncestorsListNothing('')).toBe(false)
+    expect(embedAncestorsListNothing('  ')).toBe(false)
+    expect(embedAncestorsListNothing('https://a.example,')).toBe(false)
+    // It starts like unset: no origin, nothing refused.
+    expect(parseConfig({ GLOSSARY_EMBED_ANCESTORS: ',' }).embedAncestors).toEqual([])
   })
 
   it('parses booleans and retention days', () => {

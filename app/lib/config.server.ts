@@ -87,8 +87,9 @@ const EnvSchema = z.object({
     z.string().min(32, 'must be at least 32 characters').optional(),
   ),
   /**
-   * Comma-separated origins that may frame /embed; empty allows every origin. Read again on every request
-   * (`readEmbedAncestors`); an entry that is not an origin is ignored and logged, never a start-up failure.
+   * Comma-separated origins that may frame /embed (`https://*.host` allowed, CSP's subdomain wildcard); unset or
+   * empty allows every origin. Checked at start (an entry that is not one refuses to start), and read again on
+   * every request (`readEmbedAncestors`), where an entry that is not one is ignored and logged.
    */
   GLOSSARY_EMBED_ANCESTORS: z.string().optional(),
   /** Initial value of the stored passwordLoginEnabled switch (first boot only). */
@@ -111,6 +112,12 @@ const EnvSchema = z.object({
   /** Rate limits: requests per window per bucket (docs/decisions/005-rate-limits.md). */
   GLOSSARY_RATE_LOGIN_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(10)),
   GLOSSARY_RATE_REGISTER_PER_HOUR: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(20)),
+  /**
+   * Downloads of `/api/v1/export/…` running at once in this web process, per caller (API key, or user of a
+   * session) and in all; beyond them 429 (docs/decisions/019-sharing.md, "Round two (issue 26): bounded exports").
+   */
+  GLOSSARY_EXPORTS_PER_CALLER: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(2)),
+  GLOSSARY_EXPORTS_PER_PROCESS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(4)),
 })
 
 export type Env = z.infer<typeof EnvSchema>
@@ -143,6 +150,7 @@ export interface Config {
   admin: { email: string | undefined; password: string | undefined; name: string | undefined }
   logLevel: Env['LOG_LEVEL']
   rateLimits: { loginPerMinute: number; registerPerHour: number }
+  exportLimits: { perCaller: number; perProcess: number }
 }
 
 /** Parses an environment (default `process.env`); throws `ConfigError` naming every bad variable. */
@@ -171,6 +179,13 @@ export function parseConfig(source: Record<string, string | undefined> = process
       allowedOrigins = [`http://localhost:${env.PORT}`, `http://127.0.0.1:${env.PORT}`]
     }
   }
+  const embed = parseEmbedAncestors(env.GLOSSARY_EMBED_ANCESTORS)
+  if (embed.invalid.length) {
+    problems.push({
+      variable: 'GLOSSARY_EMBED_ANCESTORS',
+      message: `${embed.invalid.map((item) => JSON.stringify(item)).join(', ')}: each entry must be an origin like https://host[:port] or https://*.example.com[:port]`,
+    })
+  }
   if (isProduction && !env.GLOSSARY_ENCRYPTION_KEY) {
     problems.push({
       variable: 'GLOSSARY_ENCRYPTION_KEY',
@@ -189,7 +204,7 @@ export function parseConfig(source: Record<string, string | undefined> = process
     allowedOrigins,
     trustProxyHeaders: env.GLOSSARY_TRUST_PROXY_HEADERS,
     encryptionKey: env.GLOSSARY_ENCRYPTION_KEY,
-    embedAncestors: parseEmbedAncestors(env.GLOSSARY_EMBED_ANCESTORS).origins,
+    embedAncestors: embed.origins,
     passwordLoginEnabledInitial: env.PASSWORD_LOGIN_ENABLED,
     oauth2ProxyEnabled: env.OAUTH2_PROXY_ENABLED,
     retentionDays: {
@@ -206,6 +221,10 @@ export function parseConfig(source: Record<string, string | undefined> = process
     rateLimits: {
       loginPerMinute: env.GLOSSARY_RATE_LOGIN_PER_MINUTE,
       registerPerHour: env.GLOSSARY_RATE_REGISTER_PER_HOUR,
+    },
+    exportLimits: {
+      perCaller: env.GLOSSARY_EXPORTS_PER_CALLER,
+      perProcess: env.GLOSSARY_EXPORTS_PER_PROCESS,
     },
   })
 }
@@ -224,8 +243,17 @@ export function setConfig(next: Config): void {
 }
 
 /**
- * GLOSSARY_EMBED_ANCESTORS split into origins (`https://host[:port]`, http too for loopback and development)
- * and the entries that are not one (a path, another scheme, a typo), which the caller ignores and logs.
+ * A host GLOSSARY_EMBED_ANCESTORS may name (after the URL parser lowercased it and made IDNs punycode): DNS labels
+ * or an IPv4 address, optionally behind CSP's one wildcard, a leading `*.` followed by at least two labels
+ * (`*.example.com`, never `*`, `*.com` or `a*.example.com`), or a bracketed IPv6 address. Nothing else, so no
+ * entry can carry `;` or a space into the Content-Security-Policy header.
+ */
+const EMBED_HOST = /^(?:(?:\*\.)?[a-z0-9_-]+(?:\.[a-z0-9_-]+)+|[a-z0-9_-]+|\[[0-9a-f:.]+\])$/
+
+/**
+ * GLOSSARY_EMBED_ANCESTORS split into origins (`https://host[:port]`, http too for loopback and development,
+ * `https://*.example.com[:port]` for every subdomain, as CSP's host-source reads it) and the entries that are
+ * not one (a path, another scheme, a bare `*`, a typo). Blank entries (`a,,b`, a lone `,`) are skipped.
  */
 export function parseEmbedAncestors(value: string | undefined): { origins: string[]; invalid: string[] } {
   const origins: string[] = []
@@ -234,17 +262,37 @@ export function parseEmbedAncestors(value: string | undefined): { origins: strin
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean)) {
-    const parsed = originList('GLOSSARY_EMBED_ANCESTORS').safeParse(item)
-    if (parsed.success && parsed.data.length === 1) origins.push(parsed.data[0]!)
+    const origin = embedAncestor(item)
+    if (origin) origins.push(origin)
     else invalid.push(item)
   }
   return { origins, invalid }
+}
+
+function embedAncestor(item: string): string | undefined {
+  // CSP's wildcard is a leading `*.` label; the rest must be an origin by the rule of GLOSSARY_ALLOWED_ORIGINS.
+  const wildcard = /^https?:\/\/\*\./.test(item)
+  const parsed = originList('GLOSSARY_EMBED_ANCESTORS').safeParse(wildcard ? item.replace('*', 'x') : item)
+  if (!parsed.success || parsed.data.length !== 1) return undefined
+  const url = new URL(parsed.data[0]!)
+  const host = wildcard ? `*${url.hostname.slice(1)}` : url.hostname
+  if (!EMBED_HOST.test(host)) return undefined
+  return `${url.protocol}//${host}${url.port ? `:${url.port}` : ''}`
+}
+
+/**
+ * Whether GLOSSARY_EMBED_ANCESTORS is set to a list with no entry at all (`,`, ` , `): it is then read as
+ * unset — every origin may frame /embed — which whoever wrote it hardly meant; the web process warns at start.
+ */
+export function embedAncestorsListNothing(value: string | undefined): boolean {
+  return value !== undefined && value.trim() !== '' && value.split(',').every((item) => item.trim() === '')
 }
 
 /**
  * GLOSSARY_EMBED_ANCESTORS as it is now: read from the environment on every call (every /embed request), so
  * a changed value applies without a restart (spec part 9).
  */
-export function readEmbedAncestors(): { origins: string[]; invalid: string[] } {
-  return parseEmbedAncestors(process.env.GLOSSARY_EMBED_ANCESTORS)
+export function readEmbedAncestors(): { origins: string[]; invalid: string[]; listsNothing: boolean } {
+  const value = process.env.GLOSSARY_EMBED_ANCESTORS
+  return { ...parseEmbedAncestors(value), listsNothing: embedAncestorsListNothing(value) }
 }

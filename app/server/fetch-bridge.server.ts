@@ -103,6 +103,9 @@ export async function sendFetchResponse(
   // A held text is checked first: asking a held response for its `body` would build the stream it avoids.
   const held = heldResponseBody(response)
   if (req.method === 'HEAD' || (held === undefined && !response.body)) {
+    // A streamed body a HEAD answer does not send is cancelled, so its producer lets go of what it holds (an
+    // export's slot, app/services/share/export-slots.server.ts).
+    if (held === undefined) await response.body?.cancel().catch(() => undefined)
     res.end()
     return
   }

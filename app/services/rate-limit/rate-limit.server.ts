@@ -46,10 +46,19 @@ export async function enforceRateLimit(
   manager?: EntityManager,
 ): Promise<void> {
   const result = await consumeRateLimit(bucket, key, limit, windowSeconds, manager)
-  if (!result.allowed) {
-    throw new AppError('rate_limited', 'Too many requests; try again later.', {
-      headers: { 'Retry-After': String(result.retryAfterSeconds) },
-      details: { retryAfterSeconds: result.retryAfterSeconds },
-    })
-  }
+  if (!result.allowed) throw rateLimitedError(result.retryAfterSeconds)
+}
+
+/**
+ * The one shape of a 429: `rate_limited` with `Retry-After: <seconds>` and `details.retryAfterSeconds`, for the
+ * shared buckets above and for limits counted elsewhere (the exports running at once, share/export-slots).
+ */
+export function rateLimitedError(
+  retryAfterSeconds: number,
+  message = 'Too many requests; try again later.',
+): AppError {
+  return new AppError('rate_limited', message, {
+    headers: { 'Retry-After': String(retryAfterSeconds) },
+    details: { retryAfterSeconds },
+  })
 }

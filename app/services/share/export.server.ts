@@ -1,5 +1,7 @@
+import type { Actor } from '#domain/identity.ts'
 import type { ExportFormat } from '#domain/share.ts'
 import { termsCsv } from './csv.server.ts'
+import { exportCaller, holdingSlot, takeExportSlot } from './export-slots.server.ts'
 import { prhYml, valeZip } from './linters.server.ts'
 import { termsSkosJsonLd, termsSkosTurtle } from './skos.server.ts'
 import { termsTbx } from './tbx.server.ts'
@@ -37,10 +39,19 @@ const FORMATS: Record<
 }
 
 /**
- * Exports the glossary (live, unmerged terms) in one of the formats of docs/decisions/019-sharing.md. Nothing
- * is read until the caller iterates `chunks`; the caller streams them to the client.
+ * Exports the glossary (live, unmerged terms) in one of the formats of docs/decisions/019-sharing.md, for
+ * `actor`. Takes one of the export slots first (export-slots.server.ts: 429 `rate_limited` when the caller or
+ * the process runs as many as allowed), held until `chunks` end, fail or are given up (`return`): the caller
+ * must read them to the end or call `return`. Nothing is read until the caller iterates `chunks`; the caller
+ * streams them to the client.
  */
-export function exportGlossary(format: ExportFormat): GlossaryExport {
+export function exportGlossary(format: ExportFormat, actor: Actor): GlossaryExport {
   const { contentType, fileName, chunks } = FORMATS[format]
-  return { contentType, fileName, chunks: chunks() }
+  const slot = takeExportSlot(exportCaller(actor))
+  try {
+    return { contentType, fileName, chunks: holdingSlot(chunks(), slot) }
+  } catch (error) {
+    slot.release()
+    throw error
+  }
 }

@@ -768,16 +768,32 @@ export async function selectTermsCarrying(
 
 // ── Export batches ──────────────────────────────────────────────────────────────────────────────────────
 
+/** The tables an export walks, whose planner statistics `refreshExportStatistics` keeps. */
+const EXPORT_TABLES = ['terms', 'term_revisions', 'term_notations', 'relations'] as const
+
 /**
- * Refreshes the planner's statistics of the tables an export walks. The embedded database runs no autovacuum,
- * so a glossary filled in bulk may have none, and without them PostgreSQL plans a keyset batch ("slug > ?
- * order by slug limit 500") as a scan of every following row plus a sort: quadratic over an export (191 s
- * instead of a few at 100,000 terms). ANALYZE samples a bounded number of rows, so this costs well under a
- * second; a database user not allowed to run it only loses the speed-up.
+ * Refreshes the planner's statistics of the tables an export walks where they are missing or stale. The
+ * embedded database runs no autovacuum, so a glossary filled in bulk may have none, and without them
+ * PostgreSQL plans a keyset batch ("slug > ? order by slug limit 500") as a scan of every following row plus a
+ * sort: quadratic over an export (191 s instead of a few at 100,000 terms). Stale means autovacuum's rule of
+ * thumb (50 rows and a tenth changed), in pages: never analyzed (`reltuples` < 0), or the table's size moved by
+ * more than 10 pages and a tenth since. Pages, because the embedded engine keeps no count of changed rows
+ * (`pg_stat_user_tables` stays at zero there). Analyzing every time cost ~70 ms of the one connection at the
+ * start of every export (2,000 terms; decision 019, "Round two (issue 26)"). A database user not allowed to
+ * run ANALYZE only loses the speed-up.
  */
 export async function refreshExportStatistics(manager: EntityManager): Promise<void> {
+  const stale = await manager.execute<{ name: string }[]>(
+    `select c.relname as name from pg_class c
+      where c.oid = any(?::regclass[])
+        and (c.reltuples < 0
+             or abs(pg_relation_size(c.oid) / current_setting('block_size')::int - c.relpages) > 10 + c.relpages / 10)`,
+    [textArray(EXPORT_TABLES)],
+  )
+  const tables = EXPORT_TABLES.filter((table) => stale.some((row) => row.name === table))
+  if (tables.length === 0) return
   try {
-    await manager.execute('analyze terms, term_revisions, term_notations, relations', [], 'run')
+    await manager.execute(`analyze ${tables.join(', ')}`, [], 'run')
   } catch {
     // Not the table owner (PostgreSQL): autovacuum keeps the statistics there.
   }
