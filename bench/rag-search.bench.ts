@@ -151,6 +151,7 @@ if (run('search')) {
   await updateRagConfig({
     input: { enabled: true, embeddingBaseUrl: instantUrl, embeddingModel: 'bench-embed', topK: 10 },
     actorId: userId,
+    audit: { actor: { userId, label: 'bench' } },
   })
   await em().execute('delete from rag_index_queue')
   const space = `alpha_compatible|${instantUrl}|bench-embed`
@@ -358,6 +359,7 @@ if (run('reindex')) {
   await updateRagConfig({
     input: { enabled: true, embeddingBaseUrl: provider.url, embeddingModel: 'bench-embed' },
     actorId: userId,
+    audit: { actor: { userId, label: 'bench' } },
   })
   await em().execute('delete from rag_index_queue')
   await insertTerms(TERMS, 'Indexed Term')

@@ -4,7 +4,7 @@ import { Field, FormError } from '#app/components/forms.tsx'
 import { fill } from '#app/components/terms/ui.tsx'
 import type { MessageKey } from '#app/lib/i18n.ts'
 import { formAction, invalidForm, parseForm, type FormFailure } from '#app/pages/forms.server.ts'
-import { requireUser, requireUserAction } from '#app/pages/session.server.ts'
+import { clientOfPage, requireUser, requireUserAction } from '#app/pages/session.server.ts'
 import { useT } from '#app/root.tsx'
 import { ListModelsSchema, UpdateRagConfigSchema, type RagConfigDto } from '#app/schemas/rag.ts'
 import {
@@ -130,7 +130,7 @@ function atBaseUrl(failure: FormFailure, endpoint: ModelEndpoint): FormFailure {
   return { ...failure, fieldErrors }
 }
 
-export async function action({ request }: ActionFunctionArgs) {
+export async function action({ request, context }: ActionFunctionArgs) {
   const actor = await requireUserAction(request, 'admin')
   const form = await request.formData()
   const intent = String(form.get('intent') ?? '')
@@ -156,7 +156,14 @@ export async function action({ request }: ActionFunctionArgs) {
   return formAction(
     async () => ({
       ok: true as const,
-      saved: await updateRagConfig({ input: parsed.data, actorId: actor.user.id }),
+      saved: await updateRagConfig({
+        input: parsed.data,
+        actorId: actor.user.id,
+        audit: {
+          actor: { userId: actor.user.id, label: actor.user.email },
+          client: clientOfPage(request, context),
+        },
+      }),
     }),
     { values },
   )
@@ -251,9 +258,18 @@ function ApiKeyField(props: { endpoint: ModelEndpoint; stored: boolean; error?: 
   )
 }
 
-/** Custom headers, write-only: stored rows by name with "configured", a value field that replaces, a removal box. */
-function HeaderRows(props: { endpoint: ModelEndpoint; rows: HeaderRow[]; error?: string }) {
+/**
+ * Custom headers, write-only: stored rows by name with "configured" (or "not configured" once a changed base
+ * URL cleared the value; `stored` is what the settings now hold), a value field that replaces, a removal box.
+ */
+function HeaderRows(props: {
+  endpoint: ModelEndpoint
+  rows: HeaderRow[]
+  stored: RagConfigDto['embeddingCustomHeaders']
+  error?: string
+}) {
   const t = useT()
+  const configured = (name: string) => props.stored.some((h) => h.name === name && h.configured)
   const free = Math.max(0, Math.min(NEW_HEADER_ROWS, RAG_LIMITS.customHeadersMax - props.rows.length))
   const rows = [...props.rows, ...Array.from({ length: free }, () => ({ name: '', stored: false }))]
   return (
@@ -270,7 +286,10 @@ function HeaderRows(props: { endpoint: ModelEndpoint; rows: HeaderRow[]; error?:
               <>
                 <input type="hidden" name={`${key}.name`} value={row.name} />
                 <input type="hidden" name={`${key}.stored`} value="1" />
-                <code>{row.name}</code> <span className="muted small">{t('searchSettings.configured')}</span>
+                <code>{row.name}</code>{' '}
+                <span className="muted small">
+                  {t(configured(row.name) ? 'searchSettings.configured' : 'searchSettings.notConfigured')}
+                </span>
               </>
             ) : (
               <input
@@ -284,7 +303,11 @@ function HeaderRows(props: { endpoint: ModelEndpoint; rows: HeaderRow[]; error?:
               name={`${key}.value`}
               type="password"
               autoComplete="off"
-              placeholder={t(row.stored ? 'searchSettings.headerKeep' : 'searchSettings.headerValue')}
+              placeholder={t(
+                row.stored && configured(row.name)
+                  ? 'searchSettings.headerKeep'
+                  : 'searchSettings.headerValue',
+              )}
               aria-label={t('searchSettings.headerValue')}
             />
             {row.stored || row.name ? (
@@ -385,6 +408,7 @@ export default function AdminSearchSettingsPage() {
         <HeaderRows
           endpoint="embedding"
           rows={shown.embeddingHeaders}
+          stored={config.embeddingCustomHeaders}
           error={error('embeddingCustomHeaders')}
         />
 
@@ -445,7 +469,12 @@ export default function AdminSearchSettingsPage() {
           error={error('rerankerModel')}
         />
         <ApiKeyField endpoint="reranker" stored={config.rerankerHasApiKey} error={error('rerankerApiKey')} />
-        <HeaderRows endpoint="reranker" rows={shown.rerankerHeaders} error={error('rerankerCustomHeaders')} />
+        <HeaderRows
+          endpoint="reranker"
+          rows={shown.rerankerHeaders}
+          stored={config.rerankerCustomHeaders}
+          error={error('rerankerCustomHeaders')}
+        />
 
         {formFailure ? <p className="muted small">{t('searchSettings.retypeSecrets')}</p> : null}
         <button type="submit" name="intent" value="save" disabled={busy}>
@@ -454,6 +483,15 @@ export default function AdminSearchSettingsPage() {
         {result && 'saved' in result ? (
           <p role="status" className="notice">
             {t('searchSettings.saved')}
+          </p>
+        ) : null}
+        {result && 'saved' in result && result.saved.clearedSecrets.length ? (
+          <p role="status" className="notice error" data-testid="secrets-cleared">
+            {fill(t('searchSettings.secretsCleared'), {
+              fields: result.saved.clearedSecrets
+                .map((field) => t(`searchSettings.secret.${field}` as MessageKey))
+                .join(', '),
+            })}
           </p>
         ) : null}
       </Form>

@@ -152,6 +152,24 @@ export const RagConfigSchema = z
   .strict()
 export type RagConfigDto = z.output<typeof RagConfigSchema>
 
+/** The stored secrets of the search settings, by the name of the field that writes them. */
+export const RAG_SECRET_FIELDS = [
+  'embeddingApiKey',
+  'embeddingCustomHeaders',
+  'rerankerApiKey',
+  'rerankerCustomHeaders',
+] as const
+export type RagSecretField = (typeof RAG_SECRET_FIELDS)[number]
+
+/** `PATCH /admin/rag-config`'s answer: the settings, and the stored secrets the change cleared. */
+export const RagConfigUpdateSchema = RagConfigSchema.extend({
+  clearedSecrets: z.array(z.enum(RAG_SECRET_FIELDS)).meta({
+    description:
+      'Stored secrets this change cleared because their base URL changed and the request did not send them again: the API key, or the values of the custom headers (their names stay, `configured: false`). Empty when nothing was cleared.',
+  }),
+}).strict()
+export type RagConfigUpdateDto = z.output<typeof RagConfigUpdateSchema>
+
 export const ListModelsSchema = z
   .object({
     baseUrl: BaseUrlSchema.refine((v) => v !== '', 'Give the provider address.'),

@@ -6,6 +6,7 @@ import {
   MeetingSearchResultSchema,
   ModelListSchema,
   RagConfigSchema,
+  RagConfigUpdateSchema,
   ReindexResultSchema,
   SearchRequestSchema,
   TermSearchResultSchema,
@@ -20,6 +21,7 @@ import {
   updateRagConfig,
 } from '#app/services/search/config.server.ts'
 import { searchMeetings, searchTerms, searchWiki } from '#app/services/search/search.server.ts'
+import { auditActorOf, clientOf, sessionOf } from './identity.server.ts'
 
 const admin = { kind: 'session', minRole: 'admin' } as const
 const read = { kind: 'scoped', scope: 'read' } as const
@@ -46,12 +48,21 @@ export const SEARCH_ENDPOINTS: Endpoint[] = [
     operationId: 'updateRagConfig',
     summary: 'Change search settings (any subset of the fields)',
     description:
-      'Omitted or empty keys and header values keep the stored ones; `null` deletes a key; a stored header missing from a sent header list is deleted. A changed embedding provider, base URL, model or chunk setting queues every searchable term, published wiki page and active meeting for reindexing.',
+      'Omitted or empty keys and header values keep the stored ones; `null` deletes a key; a stored header missing from a sent header list is deleted. A changed embedding provider, base URL, model or chunk setting queues every searchable term, published wiki page and active meeting for reindexing. ' +
+      'Stored secrets belong to their address: when the embedding or reranker base URL changes, its stored API key and custom header values are cleared unless this request sends them again (header names stay, `configured: false`); `clearedSecrets` lists what was cleared. A secret stored while the base URL was empty goes with the first one given. ' +
+      'Recorded in the audit log as `settings.search` with the names of the changed fields, never their values.',
     tag: 'search',
     access: admin,
     body: UpdateRagConfigSchema,
-    response: RagConfigSchema,
-    handler: async ({ body, actor }) => updateRagConfig({ input: body, actorId: actor!.user.id }),
+    response: RagConfigUpdateSchema,
+    handler: async (ctx) => {
+      const session = sessionOf(ctx)
+      return updateRagConfig({
+        input: ctx.body,
+        actorId: session.user.id,
+        audit: { actor: auditActorOf(session), client: clientOf(ctx) },
+      })
+    },
   }),
   endpoint({
     method: 'POST',

@@ -88,6 +88,12 @@ export const searchEn = {
   'searchSettings.retypeSecrets': 'Keys and header values you typed are not shown again: type them again.',
   'searchSettings.save': 'Save',
   'searchSettings.saved': 'Saved.',
+  'searchSettings.secretsCleared':
+    'The base URL changed, so these stored secrets were cleared rather than sent to the new address: {fields}. Enter them again for the new address.',
+  'searchSettings.secret.embeddingApiKey': 'the embedding API key',
+  'searchSettings.secret.embeddingCustomHeaders': 'the embedding custom header values',
+  'searchSettings.secret.rerankerApiKey': 'the reranker API key',
+  'searchSettings.secret.rerankerCustomHeaders': 'the reranker custom header values',
   'searchSettings.test': 'Test the connection',
   'searchSettings.testHint':
     'Sends a short embedding request (and a rerank request when the reranker is on) with the saved settings.',
@@ -220,6 +226,12 @@ export const searchKo: Record<keyof typeof searchEn, string> = {
   'searchSettings.retypeSecrets': '입력한 키와 헤더 값은 다시 보여 주지 않습니다. 다시 입력하세요.',
   'searchSettings.save': '저장',
   'searchSettings.saved': '저장했습니다.',
+  'searchSettings.secretsCleared':
+    '기본 URL이 바뀌어 저장된 비밀 값을 새 주소로 보내지 않고 지웠습니다: {fields}. 새 주소에 맞게 다시 입력하세요.',
+  'searchSettings.secret.embeddingApiKey': '임베딩 API 키',
+  'searchSettings.secret.embeddingCustomHeaders': '임베딩 사용자 지정 헤더 값',
+  'searchSettings.secret.rerankerApiKey': '재순위 모델 API 키',
+  'searchSettings.secret.rerankerCustomHeaders': '재순위 모델 사용자 지정 헤더 값',
   'searchSettings.test': '연결 시험',
   'searchSettings.testHint':
     '저장된 설정으로 짧은 임베딩 요청(재순위 모델이 켜져 있으면 재순위 요청도)을 보냅니다.',

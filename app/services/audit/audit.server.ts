@@ -26,6 +26,7 @@ export const AUDIT_ACTIONS = [
   'settings.password_login',
   'settings.validation',
   'settings.sso',
+  'settings.search',
   'auth.sso_login',
   'account.sso_refresh',
 ] as const

@@ -1,7 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { AppError, validationError, type Problem } from '#app/lib/errors.server.ts'
 import { decryptSecret, encryptSecret, UndecryptableSecretError } from '#app/lib/secrets.server.ts'
-import type { ListModelsInput, RagConfigDto, UpdateRagConfigInput } from '#app/schemas/rag.ts'
+import type {
+  ListModelsInput,
+  RagConfigDto,
+  RagConfigUpdateDto,
+  RagSecretField,
+  UpdateRagConfigInput,
+} from '#app/schemas/rag.ts'
 import {
   callProvider,
   filterModels,
@@ -11,11 +17,12 @@ import {
   type ProviderTarget,
 } from '#app/services/ai/provider.server.ts'
 import { recordCall, recordedEmbedder, recordedReranker } from '#app/services/ai/recorder.server.ts'
+import { recordAudit, type AuditActor, type ClientInfo } from '#app/services/audit/audit.server.ts'
 import { embedderOf, keyHeaders, rerankerOf } from '#app/services/ai/registry.server.ts'
 import type { Embedder, Reranker } from '#app/services/ai/provider.server.ts'
 import { enqueueIndexMany, requeueFailed } from '#app/services/index-queue/enqueue.server.ts'
 import { em } from '#db/orm.ts'
-import type { EmbeddingProvider, RerankerProvider } from '#domain/rag.ts'
+import { MODEL_ENDPOINTS, type EmbeddingProvider, type RerankerProvider } from '#domain/rag.ts'
 import {
   selectConfig,
   selectSearchableSources,
@@ -53,8 +60,11 @@ export interface SearchSettings {
   topK: number
 }
 
+/** The headers a provider call sends: a header whose value was cleared (`''`) is not sent at all. */
 function decryptHeaders(headers: StoredHeader[]): Record<string, string> {
-  return Object.fromEntries(headers.map((h) => [h.name, decryptSecret(h.value)]))
+  return Object.fromEntries(
+    headers.filter((h) => h.value !== '').map((h) => [h.name, decryptSecret(h.value)]),
+  )
 }
 
 /** The settings with secrets decrypted; throws `UndecryptableSecretError` when a stored secret cannot be read. */
@@ -203,20 +213,67 @@ function nextHeaders(
   })
 }
 
+type ConfigFields = Omit<RagConfigRow, 'updatedAt'>
+
 /**
- * Applies a partial update (rules 1–7). A changed embedding space (provider, base URL, model) or chunking
- * queues every searchable term, published wiki page and active meeting in the same transaction, so nothing
- * stays indexed under the old settings.
+ * A stored key and header values belong to the address they were entered for (issue 26): when an endpoint's
+ * base URL changes, those the request does not send again are cleared, so a stored key never follows a
+ * changed address to another host. A header keeps its name (`configured: false`). A secret stored while the
+ * address was still empty belongs to the first address given. Returns the fields it cleared.
+ */
+function clearMovedSecrets(row: RagConfigRow, next: ConfigFields): RagSecretField[] {
+  const cleared: RagSecretField[] = []
+  for (const endpoint of MODEL_ENDPOINTS) {
+    const baseUrl = `${endpoint}BaseUrl` as const
+    const apiKey = `${endpoint}ApiKey` as const
+    const headers = `${endpoint}Headers` as const
+    if (row[baseUrl] === '' || next[baseUrl] === row[baseUrl]) continue
+    // Ciphertext equal to the stored one is a value kept from storage: a value sent now is encrypted anew.
+    if (next[apiKey] !== null && next[apiKey] === row[apiKey]) {
+      next[apiKey] = null
+      cleared.push(apiKey)
+    }
+    const stored = new Set(row[headers].map((h) => h.value).filter((value) => value !== ''))
+    if (next[headers].some((h) => stored.has(h.value))) {
+      next[headers] = next[headers].map((h) => (stored.has(h.value) ? { name: h.name, value: '' } : h))
+      cleared.push(`${endpoint}CustomHeaders`)
+    }
+  }
+  return cleared
+}
+
+/** The API's name of each settings column, for the audit record. */
+const FIELD_NAMES: Partial<Record<keyof ConfigFields, string>> = {
+  embeddingHeaders: 'embeddingCustomHeaders',
+  rerankerHeaders: 'rerankerCustomHeaders',
+}
+
+/**
+ * The names of the fields whose stored value differs, never the values. Secrets compare as ciphertext: a kept
+ * one is the same text, one sent anew is encrypted with a new IV, so sending a secret counts as a change.
+ */
+function changedFields(row: RagConfigRow, next: ConfigFields): string[] {
+  return (Object.keys(next) as (keyof ConfigFields)[])
+    .filter((key) => JSON.stringify(next[key]) !== JSON.stringify(row[key]))
+    .map((key) => FIELD_NAMES[key] ?? key)
+}
+
+/**
+ * Applies a partial update (rules 1–7), clears the secrets of a changed address (`clearMovedSecrets`) and
+ * writes a `settings.search` audit record naming the changed fields. A changed embedding space (provider,
+ * base URL, model) or chunking queues every searchable term, published wiki page and active meeting in the
+ * same transaction, so nothing stays indexed under the old settings.
  */
 export async function updateRagConfig(options: {
   input: UpdateRagConfigInput
   actorId: string
-}): Promise<RagConfigDto> {
+  audit: { actor: AuditActor; client?: ClientInfo }
+}): Promise<RagConfigUpdateDto> {
   const { input } = options
-  await em().transactional(async (tx) => {
+  const clearedSecrets = await em().transactional(async (tx) => {
     const row = await selectConfig(tx, true)
     const problems: Problem[] = []
-    const next: Omit<RagConfigRow, 'updatedAt'> = {
+    const next: ConfigFields = {
       enabled: input.enabled ?? row.enabled,
       chatEnabled: input.chatEnabled ?? row.chatEnabled,
       embeddingProvider: input.embeddingProvider ?? row.embeddingProvider,
@@ -263,14 +320,26 @@ export async function updateRagConfig(options: {
       })
     }
     if (problems.length) throw validationError(problems, 'Some search settings are not valid.')
+    const cleared = clearMovedSecrets(row, next)
     await updateConfig(tx, next, options.actorId)
+    await recordAudit(
+      {
+        action: 'settings.search',
+        actor: options.audit.actor,
+        client: options.audit.client,
+        // `cleared`, not `clearedSecrets`: the audit log drops every detail whose key names a secret.
+        details: { fields: changedFields(row, next), cleared },
+      },
+      tx,
+    )
     const reindex =
       spaceOf(next) !== spaceOf(row) ||
       next.chunkSize !== row.chunkSize ||
       next.chunkOverlap !== row.chunkOverlap
     if (reindex) await queueEverything(tx)
+    return cleared
   })
-  return getRagConfig()
+  return { ...(await getRagConfig()), clearedSecrets }
 }
 
 /** Queues every searchable source at its latest revision and puts failed rows back to queued. */
