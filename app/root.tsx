@@ -14,7 +14,8 @@ import {
   useRouteLoaderData,
 } from '@remix-run/react'
 import { useNonce } from './components/nonce.tsx'
-import { detectLang, translate, type Lang, type MessageKey } from './lib/i18n.ts'
+import { detectLang, LANG_COOKIE, translate, type Lang, type MessageKey } from './lib/i18n.ts'
+import { readCookie } from '#app/lib/cookies.server.ts'
 import { getSessionActor } from '#app/pages/session.server.ts'
 import { getPasswordLoginEnabled } from '#app/services/settings/settings.server.ts'
 import stylesheet from './styles/app.css?url'
@@ -31,7 +32,11 @@ export async function loader({ request }: LoaderFunctionArgs) {
     : null
   // visitors see "Create account" only while registration is open (password login on)
   const registerOpen = user ? false : await getPasswordLoginEnabled()
-  return { lang: detectLang(request), user, registerOpen }
+  const lang = detectLang(
+    readCookie(request.headers.get('cookie'), LANG_COOKIE),
+    request.headers.get('accept-language'),
+  )
+  return { lang, user, registerOpen }
 }
 
 /** The signed-in user of the page (null for visitors), for navigation and role-aware controls. */

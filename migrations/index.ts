@@ -13,6 +13,7 @@ import { Migration20261123000100_credentials_notify } from './Migration202611230
 import { Migration20261123001000_rag } from './Migration20261123001000_rag.ts'
 import { Migration20261123002000_sso } from './Migration20261123002000_sso.ts'
 import { Migration20261123003000_glossary_notify } from './Migration20261123003000_glossary_notify.ts'
+import { Migration20261126001000_sso_used_states } from './Migration20261126001000_sso_used_states.ts'
 
 /**
  * Every migration in order. Listed explicitly rather than found on disk so that the bundled server build,
@@ -36,4 +37,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261123001000_rag', class: Migration20261123001000_rag },
   { name: 'Migration20261123002000_sso', class: Migration20261123002000_sso },
   { name: 'Migration20261123003000_glossary_notify', class: Migration20261123003000_glossary_notify },
+  { name: 'Migration20261126001000_sso_used_states', class: Migration20261126001000_sso_used_states },
 ]

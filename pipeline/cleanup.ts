@@ -7,14 +7,15 @@ import { deleteExpiredSessions } from '#app/services/auth/store.server.ts'
 import { deleteExpiredRateLimitBuckets } from '#app/services/rate-limit/store.server.ts'
 import { releaseLease, takeLease } from '#app/services/index-queue/lease.server.ts'
 import { returnStale } from '#app/services/index-queue/store.server.ts'
+import { deleteExpiredUsedStates } from '#app/services/sso/store.server.ts'
 import { em } from '#db/orm.ts'
 import { STALE_MS } from './index-loop.ts'
 
 /**
- * The hourly cleanup of the worker (spec part 5, item 7): expired sessions and rate-limit buckets, AI run
- * records older than GLOSSARY_AI_RUN_RETENTION_DAYS, audit rows older than GLOSSARY_AUDIT_RETENTION_DAYS,
- * attachments no revision references older than GLOSSARY_ATTACHMENT_RETENTION_DAYS, and stale `processing`
- * index rows back to `queued`. Several workers
+ * The hourly cleanup of the worker (spec part 5, item 7): expired sessions, rate-limit buckets and used SSO
+ * flow states (decision 018), AI run records older than GLOSSARY_AI_RUN_RETENTION_DAYS, audit rows older than
+ * GLOSSARY_AUDIT_RETENTION_DAYS, attachments no revision references older than
+ * GLOSSARY_ATTACHMENT_RETENTION_DAYS, and stale `processing` index rows back to `queued`. Several workers
  * agree through a lease (`lease.cleanup` in app_setting) that one of them runs it at a time. It logs what it
  * removed.
  */
@@ -26,6 +27,7 @@ const DAY_MS = 24 * 60 * 60_000
 export interface CleanupReport {
   sessions: number
   rateLimitBuckets: number
+  ssoUsedStates: number
   aiRuns: number
   auditRows: number
   attachments: number
@@ -40,6 +42,7 @@ export async function runCleanup(holder: string, now = new Date()): Promise<Clea
     const report: CleanupReport = {
       sessions: await deleteExpiredSessions(now),
       rateLimitBuckets: await deleteExpiredRateLimitBuckets(now),
+      ssoUsedStates: await deleteExpiredUsedStates(now),
       aiRuns: await deleteAiRunsOlderThan(new Date(now.getTime() - days.aiRuns * DAY_MS)),
       auditRows: await deleteAuditRowsOlderThan(new Date(now.getTime() - days.audit * DAY_MS)),
       attachments: await deleteUnreferencedAttachments(new Date(now.getTime() - days.attachments * DAY_MS)),

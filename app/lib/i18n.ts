@@ -46,12 +46,16 @@ export function isLang(value: unknown): value is Lang {
   return typeof value === 'string' && (LANGS as readonly string[]).includes(value)
 }
 
-/** The language of a request: the `lang` cookie, else the first supported Accept-Language entry. */
-export function detectLang(request: Request): Lang {
-  const cookie = request.headers.get('cookie') ?? ''
-  const match = /(?:^|;\s*)lang=(en|ko)(?:;|$)/.exec(cookie)
-  if (match && isLang(match[1])) return match[1]
-  const accept = (request.headers.get('accept-language') ?? '').toLowerCase()
+/** The name of the cookie that keeps the chosen language (written by `/lang`). */
+export const LANG_COOKIE = 'lang'
+
+/**
+ * The language of a request: the `lang` cookie's value (read by the root loader through the cookie module),
+ * else the first supported Accept-Language entry.
+ */
+export function detectLang(cookieLang: string | undefined, acceptLanguage: string | null): Lang {
+  if (isLang(cookieLang)) return cookieLang
+  const accept = (acceptLanguage ?? '').toLowerCase()
   for (const part of accept.split(',')) {
     const code = part.trim().slice(0, 2)
     if (isLang(code)) return code

@@ -1,6 +1,8 @@
 import { data, redirect, type AppLoadContext } from '@remix-run/node'
 import { assertSameOrigin, identify } from '#app/lib/auth-gate.server.ts'
+import { getConfig } from '#app/lib/config.server.ts'
 import { AppError } from '#app/lib/errors.server.ts'
+import { returnPath } from '#app/lib/return-path.ts'
 import { hasRole, type Actor, type Role } from '#domain/identity.ts'
 
 /**
@@ -60,15 +62,10 @@ export function isHttpsPage(context: AppLoadContext): boolean {
   return context.isHttps ?? false
 }
 
-/** A same-site path to return to after login; anything else falls back to `/`. */
-export function safeRedirect(target: FormDataEntryValue | string | null | undefined, fallback = '/'): string {
-  if (
-    typeof target !== 'string' ||
-    !target.startsWith('/') ||
-    target.startsWith('//') ||
-    target.startsWith('/\\')
-  ) {
-    return fallback
-  }
-  return target
+/**
+ * Where to send the browser back to: a `redirectTo` value or a `Referer`, judged by the one return-address rule
+ * (`app/lib/return-path.ts`; an absolute URL only on one of GLOSSARY_ALLOWED_ORIGINS); anything else is `/`.
+ */
+export function returnPathOf(candidate: FormDataEntryValue | string | null | undefined): string {
+  return returnPath(candidate, { allowedOrigins: getConfig().allowedOrigins })
 }

@@ -1,7 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { Form, useActionData, useLoaderData } from '@remix-run/react'
 import { Field, FormError } from '#app/components/forms.tsx'
-import { getConfig } from '#app/lib/config.server.ts'
 import type { MessageKey } from '#app/lib/i18n.ts'
 import { formAction } from '#app/pages/forms.server.ts'
 import { clientOfPage, isHttpsPage, requireUser, requireUserAction } from '#app/pages/session.server.ts'
@@ -9,8 +8,8 @@ import { ssoRedirectUri } from '#app/lib/public-origin.server.ts'
 import { useT } from '#app/root.tsx'
 import { DiscoverSsoSchema, UpdateSsoSchema, type Discovery, type SsoDto } from '#app/schemas/sso.ts'
 import { discoverProvider } from '#app/services/sso/discover.server.ts'
-import { readProxyHeaders } from '#app/services/sso/proxy.server.ts'
-import { getSso, proxyTrusted, updateSso } from '#app/services/sso/settings.server.ts'
+import { checkProxy, readProxyHeaders } from '#app/services/sso/proxy.server.ts'
+import { getSso, updateSso } from '#app/services/sso/settings.server.ts'
 import { PROXY_HEADERS, SSO_MODES } from '#domain/sso.ts'
 
 export const meta: MetaFunction = () => [{ title: 'Sign-in settings · Glossary' }]
@@ -22,17 +21,10 @@ export const meta: MetaFunction = () => [{ title: 'Sign-in settings · Glossary'
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, 'admin')
-  const sso = await getSso()
-  const headers = readProxyHeaders((name) => request.headers.get(name))
   return {
-    sso,
+    sso: await getSso(),
     redirectUri: ssoRedirectUri({ headers: request.headers, isHttps: isHttpsPage(context) }),
-    proxy: {
-      available: getConfig().oauth2ProxyEnabled,
-      trusted: proxyTrusted(sso.mode),
-      detected: headers.email !== null,
-      identity: headers,
-    },
+    proxy: await checkProxy(readProxyHeaders((name) => request.headers.get(name))),
   }
 }
 
@@ -89,15 +81,15 @@ export async function action({ request, context }: ActionFunctionArgs) {
     )
   }
   return formAction(
-    async () => ({
-      ok: true as const,
-      saved: await updateSso({
+    async () => {
+      const { sso, clearedSecrets } = await updateSso({
         input: UpdateSsoSchema.parse({ ...values, clientSecret: clientSecretOf(form) }),
         actor: { userId: actor.user.id, label: actor.user.email, email: actor.user.email },
         client: clientOfPage(request, context),
         proxyEmail: request.headers.get(PROXY_HEADERS.email),
-      }),
-    }),
+      })
+      return { ok: true as const, saved: sso, clearedSecrets }
+    },
     { values },
   )
 }
@@ -234,6 +226,11 @@ export default function AdminSsoPage() {
             {t('sso.saved')}
           </p>
         ) : null}
+        {result && 'clearedSecrets' in result && result.clearedSecrets.length ? (
+          <p role="status" className="notice error" data-testid="secrets-cleared">
+            {t('sso.secretCleared')}
+          </p>
+        ) : null}
       </Form>
       <h2>{t('sso.redirectUri')}</h2>
       <p>
@@ -248,7 +245,7 @@ export default function AdminSsoPage() {
       <h2>{t('sso.proxyCheck')}</h2>
       <dl>
         <dt>{t('sso.proxyAvailable')}</dt>
-        <dd>{yesNo(proxy.available)}</dd>
+        <dd>{yesNo(proxy.proxyAvailable)}</dd>
         <dt>{t('sso.trusted')}</dt>
         <dd>{yesNo(proxy.trusted)}</dd>
         <dt>{t('sso.detected')}</dt>

@@ -1,6 +1,6 @@
 import { redirect, type LoaderFunctionArgs } from '@remix-run/node'
-import { log } from '#app/lib/logger.server.ts'
 import { getSessionActor, isHttpsPage } from '#app/pages/session.server.ts'
+import { orSsoFailure } from '#app/pages/sso-failure.server.ts'
 import { ssoRedirectUri } from '#app/lib/public-origin.server.ts'
 import { SsoFailure } from '#app/services/sso/accounts.server.ts'
 import { flowCookie, startSignIn } from '#app/services/sso/flow.server.ts'
@@ -11,11 +11,11 @@ import { flowCookie, startSignIn } from '#app/services/sso/flow.server.ts'
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const secure = isHttpsPage(context)
-  try {
+  return orSsoFailure('start', async () => {
     let refreshUserId: string | undefined
     if (new URL(request.url).searchParams.get('intent') === 'refresh') {
       const actor = await getSessionActor(request)
-      if (!actor) return redirect('/login?sso=identity_mismatch')
+      if (!actor) throw new SsoFailure('identity_mismatch', 'A refresh needs the signed-in account.')
       refreshUserId = actor.user.id
     }
     const { location, cookieValue } = await startSignIn({
@@ -23,9 +23,5 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       refreshUserId,
     })
     return redirect(location, { headers: { 'Set-Cookie': flowCookie(cookieValue, secure) } })
-  } catch (error) {
-    if (error instanceof SsoFailure) return redirect(`/login?sso=${error.code}`)
-    log().error({ err: error }, 'sso start failed')
-    return redirect('/login?sso=server')
-  }
+  })
 }

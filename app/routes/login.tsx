@@ -12,8 +12,9 @@ import {
   getSessionActor,
   isHttpsPage,
   requireSameOrigin,
-  safeRedirect,
+  returnPathOf,
 } from '#app/pages/session.server.ts'
+import { orSsoFailure } from '#app/pages/sso-failure.server.ts'
 import { useT } from '#app/root.tsx'
 import { LoginSchema } from '#app/schemas/identity.ts'
 import { loginWithPassword } from '#app/services/auth/accounts.server.ts'
@@ -36,7 +37,7 @@ export const meta: MetaFunction = () => [{ title: 'Sign in · Glossary' }]
 export async function loader({ request }: LoaderFunctionArgs) {
   if (!(await isSetupDone())) throw redirect('/setup')
   const url = new URL(request.url)
-  if (await getSessionActor(request)) throw redirect(safeRedirect(url.searchParams.get('redirectTo')))
+  if (await getSessionActor(request)) throw redirect(returnPathOf(url.searchParams.get('redirectTo')))
   const sso = (await loadSsoState()).settings
   const proxyState = await trustedProxyState()
   const proxyHeaders = proxyState ? readProxyHeaders((name) => request.headers.get(name)) : undefined
@@ -56,19 +57,16 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const form = await request.formData()
   if (form.get('intent') === 'proxy-signup') {
     // "Create a new account with the company account" (spec accounts rule 5): lifts the deletion block.
-    const proxyState = await trustedProxyState()
-    if (!proxyState) throw redirect('/login?sso=disabled')
-    try {
+    throw await orSsoFailure('proxy sign-up', async () => {
+      const proxyState = await trustedProxyState()
+      if (!proxyState) throw new SsoFailure('disabled', 'oauth2-proxy sign-in is not enabled.')
       await signUpFromProxy(
         readProxyHeaders((name) => request.headers.get(name)),
         proxyState,
         clientOfPage(request, context),
       )
-    } catch (error) {
-      if (error instanceof SsoFailure) throw redirect(`/login?sso=${error.code}`)
-      throw error
-    }
-    throw redirect('/')
+      return redirect('/')
+    })
   }
   // Any malformed input gets the same answer as wrong credentials: login gives no hint.
   const parsed = parseForm(LoginSchema, {
@@ -79,7 +77,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     return invalidForm({ ok: false as const, formError: 'The email or password is incorrect.' }, 401)
   return formAction(async () => {
     const { token } = await loginWithPassword({ ...parsed.data, client: clientOfPage(request, context) })
-    return redirect(safeRedirect(form.get('redirectTo')), {
+    return redirect(returnPathOf(form.get('redirectTo')), {
       headers: { 'Set-Cookie': sessionCookie(token, { secure: isHttpsPage(context) }) },
     })
   })

@@ -71,6 +71,18 @@ export const SsoResponseSchema = z.object({
   redirectUri: z.string().meta({ description: 'The address to register at the identity provider.' }),
 })
 
+/** The stored secrets of the SSO settings, by the name of the field that writes them. */
+export const SSO_SECRET_FIELDS = ['clientSecret'] as const
+export type SsoSecretField = (typeof SSO_SECRET_FIELDS)[number]
+
+/** `PUT /sso`'s answer: GET's, and the stored secrets the change cleared. */
+export const SsoUpdateResponseSchema = SsoResponseSchema.extend({
+  clearedSecrets: z.array(z.enum(SSO_SECRET_FIELDS)).meta({
+    description:
+      'Stored secrets this change cleared because an identity-provider address changed (`issuer`, `authorizationEndpoint`, `tokenEndpoint`, `userinfoEndpoint`, `jwksUri`) and the request did not send `clientSecret` again. Empty when nothing was cleared.',
+  }),
+})
+
 const SERVER_FILLED = ['lastClaimKeys', 'lastLoginAt', 'updatedBy', 'hasClientSecret'] as const
 
 /** `PUT /sso`: only the sent fields change (rules 1–7 are checked by the service where they need state). */
@@ -162,6 +174,7 @@ export const ProxyCheckSchema = z.object({
   }),
   identity: ProxyIdentitySchema.meta({ description: 'What the headers of this request would restore.' }),
 })
+export type ProxyCheck = z.output<typeof ProxyCheckSchema>
 
 export const SsoRefreshResponseSchema = z.union([
   z.object({

@@ -10,8 +10,10 @@ let lastInvalid = ''
 
 /**
  * Who may frame `/embed`, from GLOSSARY_EMBED_ANCESTORS as it is at this request: the page's own origin
- * (the share builder's preview) and the listed origins, or every origin when the variable is unset or empty.
- * An entry that is not an origin is ignored and logged (once per distinct value, not on every request).
+ * (the share builder's preview) and the listed origins (`https://*.example.com` passes through as CSP's
+ * subdomain wildcard), or every origin when the variable is unset, empty or a list with no entry (`,`).
+ * Start-up refuses an entry that is not an origin (config.server.ts); one set later in the process is ignored
+ * and logged (once per distinct value, not on every request).
  */
 export function embedAncestors(): string {
   const { origins, invalid } = readEmbedAncestors()
@@ -27,6 +29,19 @@ export function embedAncestors(): string {
   // whoever set it meant to restrict.
   if (!origins.length && !invalid.length) return '*'
   return ["'self'", ...origins].join(' ')
+}
+
+/**
+ * One warning line when the web process starts with GLOSSARY_EMBED_ANCESTORS set to a list with no entry
+ * (`,`): it reads as unset, so every origin may frame /embed, which whoever set it hardly meant (issue 26).
+ * Unset or empty is the documented default and is not warned about.
+ */
+function warnIfEveryOriginMayEmbed(): void {
+  if (!readEmbedAncestors().listsNothing) return
+  log().warn(
+    'GLOSSARY_EMBED_ANCESTORS lists no origin, which reads as unset: every origin may frame /embed. ' +
+      'List the origins (https://host[:port], https://*.example.com) or unset it.',
+  )
 }
 
 /** The headers helmet sets besides the CSP, the same on pages and on the API. */
@@ -48,6 +63,7 @@ const COMMON = {
  * middlewares and drawing a nonce was ~7% of a term lookup's time).
  */
 export function securityHeaders(options: { isDev: boolean }): RequestHandler[] {
+  warnIfEveryOriginMayEmbed()
   const pageHeaders = helmet({
     ...COMMON,
     contentSecurityPolicy: {

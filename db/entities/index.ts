@@ -3,6 +3,7 @@ import { ApiKey } from './api-key.entity.ts'
 import { AuditLog } from './audit-log.entity.ts'
 import { RateLimitBucket } from './rate-limit-bucket.entity.ts'
 import { Session } from './session.entity.ts'
+import { SsoUsedState } from './sso-used-state.entity.ts'
 import { User } from './user.entity.ts'
 import { Attachment } from './attachment.entity.ts'
 import { BusinessCategory, Domain } from './classification.entity.ts'
@@ -33,6 +34,7 @@ export const ENTITIES = [
   AuditLog,
   AppSetting,
   RateLimitBucket,
+  SsoUsedState,
   Term,
   TermRevision,
   TermNotation,

@@ -6,13 +6,17 @@ import {
   ProxyCheckSchema,
   SsoRefreshResponseSchema,
   SsoResponseSchema,
+  SsoUpdateResponseSchema,
   UpdateSsoSchema,
 } from '#app/schemas/sso.ts'
 import { discoverProvider } from '#app/services/sso/discover.server.ts'
-import { SsoFailure } from '#app/services/sso/accounts.server.ts'
-import { readProxyHeaders, refreshFromProxy, trustedProxyState } from '#app/services/sso/proxy.server.ts'
-import { getSso, loadSsoState, proxyTrusted, updateSso } from '#app/services/sso/settings.server.ts'
-import { getConfig } from '#app/lib/config.server.ts'
+import {
+  checkProxy,
+  readProxyHeaders,
+  refreshFromProxy,
+  trustedProxyState,
+} from '#app/services/sso/proxy.server.ts'
+import { getSso, loadSsoState, updateSso } from '#app/services/sso/settings.server.ts'
 import { userHasIdentityOrSso } from '#app/services/sso/refresh.server.ts'
 import { PROXY_HEADERS } from '#domain/sso.ts'
 import { endpoint, type Endpoint, type HandlerContext } from '../endpoint.server.ts'
@@ -51,20 +55,23 @@ export const SSO_ENDPOINTS: Endpoint[] = [
       'Only sent fields change. `clientSecret` `""` keeps the stored secret, `null` deletes it. Server-filled ' +
       'fields in the body, non-http(s) addresses, `oauth2-proxy` without `OAUTH2_PROXY_ENABLED=true` (or ' +
       'without your own `X-Forwarded-Email`), `disabled` while password login is off, and enabling `oidc`/`oauth2` ' +
-      'without the values it needs answer 400 with `details.problems`.',
+      'without the values it needs answer 400 with `details.problems`. The stored client secret belongs to its ' +
+      'provider: changing an address that was set (`issuer`, `authorizationEndpoint`, `tokenEndpoint`, ' +
+      '`userinfoEndpoint`, `jwksUri`) clears it unless this request sends `clientSecret`; `clearedSecrets` says so. ' +
+      'Recorded in the audit log as `settings.sso` with the names of the changed fields, never their values.',
     tag: 'sso',
     access: ADMIN,
     body: UpdateSsoSchema,
-    response: SsoResponseSchema,
+    response: SsoUpdateResponseSchema,
     handler: async (ctx) => {
       const session = sessionOf(ctx)
-      const sso = await updateSso({
+      const { sso, clearedSecrets } = await updateSso({
         input: ctx.body,
         actor: { ...auditActorOf(session), email: session.user.email },
         client: clientOf(ctx),
         proxyEmail: ctx.request.headers.get(PROXY_HEADERS.email),
       })
-      return { sso, redirectUri: redirectUriOf(ctx) }
+      return { sso, redirectUri: redirectUriOf(ctx), clearedSecrets }
     },
   }),
   endpoint({
@@ -89,18 +96,7 @@ export const SSO_ENDPOINTS: Endpoint[] = [
     tag: 'sso',
     access: ADMIN,
     response: ProxyCheckSchema,
-    handler: async (ctx) => {
-      const mode = (await loadSsoState()).settings.mode
-      const headers = readProxyHeaders((name) => ctx.request.headers.get(name))
-      return {
-        ssoMode: mode,
-        proxyAvailable: getConfig().oauth2ProxyEnabled,
-        trusted: proxyTrusted(mode),
-        detected: headers.email !== null,
-        headerNames: PROXY_HEADERS,
-        identity: headers,
-      }
-    },
+    handler: (ctx) => checkProxy(readProxyHeaders((name) => ctx.request.headers.get(name))),
   }),
   endpoint({
     method: 'POST',
@@ -123,26 +119,11 @@ export const SSO_ENDPOINTS: Endpoint[] = [
       }
       const proxyState = await trustedProxyState()
       if (proxyState) {
+        // A failure is an SsoFailure, an AppError: 409 identity_mismatch, else 403 forbidden.
         const headers = readProxyHeaders((name) => ctx.request.headers.get(name))
-        try {
-          const user = await refreshFromProxy(session.user.id, headers, proxyState, clientOf(ctx))
-          return {
-            user: {
-              id: user.id,
-              email: user.email,
-              name: user.name,
-              role: user.role,
-              authType: user.authType,
-            },
-          }
-        } catch (error) {
-          if (error instanceof SsoFailure) {
-            throw new AppError(
-              error.code === 'identity_mismatch' ? 'identity_mismatch' : 'forbidden',
-              error.message,
-            )
-          }
-          throw error
+        const user = await refreshFromProxy(session.user.id, headers, proxyState, clientOf(ctx))
+        return {
+          user: { id: user.id, email: user.email, name: user.name, role: user.role, authType: user.authType },
         }
       }
       const mode = (await loadSsoState()).settings.mode

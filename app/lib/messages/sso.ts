@@ -53,6 +53,8 @@ export const ssoEn = {
   'sso.no': 'no',
   'sso.save': 'Save',
   'sso.saved': 'Saved.',
+  'sso.secretCleared':
+    'The identity provider address changed, so the stored client secret was cleared rather than sent to the new address. Enter the client secret again.',
 } as const
 
 export const ssoKo: Record<keyof typeof ssoEn, string> = {
@@ -107,4 +109,6 @@ export const ssoKo: Record<keyof typeof ssoEn, string> = {
   'sso.no': '아니요',
   'sso.save': '저장',
   'sso.saved': '저장했습니다.',
+  'sso.secretCleared':
+    '인증 공급자 주소가 바뀌어 저장된 클라이언트 시크릿을 새 주소로 보내지 않고 지웠습니다. 클라이언트 시크릿을 다시 입력하세요.',
 }

@@ -1,3 +1,4 @@
+import { clearCookieLine, readCookie, setCookieLine, type CookieSpec } from '#app/lib/cookies.server.ts'
 import { em } from '#db/orm.ts'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import {
@@ -37,33 +38,25 @@ export async function createSession(
   return { token, sessionId, expiresAt }
 }
 
+const SESSION: CookieSpec = {
+  name: SESSION_COOKIE,
+  path: '/',
+  maxAgeSeconds: SESSION_MS / 1000,
+  httpOnly: true,
+}
+
 export function sessionCookie(token: string, options: { secure: boolean }): string {
-  const parts = [
-    `${SESSION_COOKIE}=${token}`,
-    'Path=/',
-    'HttpOnly',
-    'SameSite=Lax',
-    `Max-Age=${SESSION_MS / 1000}`,
-  ]
-  if (options.secure) parts.push('Secure')
-  return parts.join('; ')
+  return setCookieLine(SESSION, token, options)
 }
 
 export function clearedSessionCookie(options: { secure: boolean }): string {
-  return `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${options.secure ? '; Secure' : ''}`
+  return clearCookieLine(SESSION, options)
 }
 
-/** The session token in a Cookie header, if any. */
+/** The session token in a Cookie header, if any (a value longer than any token we issue is none). */
 export function readSessionToken(cookieHeader: string | null): string | undefined {
-  if (!cookieHeader) return undefined
-  for (const part of cookieHeader.split(';')) {
-    const [name, ...rest] = part.trim().split('=')
-    if (name === SESSION_COOKIE) {
-      const value = rest.join('=')
-      return value.length > 0 && value.length <= 200 ? value : undefined
-    }
-  }
-  return undefined
+  const value = readCookie(cookieHeader, SESSION_COOKIE)
+  return value !== undefined && value.length <= 200 ? value : undefined
 }
 
 /** The live session behind a token, with its user; expired sessions count as none. */

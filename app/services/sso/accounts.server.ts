@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
+import { AppError } from '#app/lib/errors.server.ts'
 import { recordAudit, type ClientInfo } from '#app/services/audit/audit.server.ts'
 import { lockSetup } from '#app/services/auth/store.server.ts'
 import { sha256 } from '#app/services/auth/tokens.server.ts'
@@ -23,13 +24,16 @@ import {
  * identity block of deleted accounts (spec accounts rule 5).
  */
 
-/** A sign-in that ends on `/login?sso=<code>` (or, for sso-refresh in proxy mode, an API error). */
-export class SsoFailure extends Error {
+/**
+ * A failed sign-in. A page sends the browser to `/login?sso=<ssoCode>` (`app/pages/sso-failure.server.ts`); the
+ * API (sso-refresh in proxy mode) answers it like any AppError: 409 `identity_mismatch`, else 403 `forbidden`.
+ */
+export class SsoFailure extends AppError {
   constructor(
-    readonly code: SsoFailureCode,
+    readonly ssoCode: SsoFailureCode,
     message: string,
   ) {
-    super(message)
+    super(ssoCode === 'identity_mismatch' ? 'identity_mismatch' : 'forbidden', message)
     this.name = 'SsoFailure'
   }
 }

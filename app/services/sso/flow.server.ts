@@ -1,22 +1,24 @@
 import crypto from 'node:crypto'
 import * as oidc from 'openid-client'
+import { clearCookieLine, readCookie, setCookieLine, type CookieSpec } from '#app/lib/cookies.server.ts'
 import { log } from '#app/lib/logger.server.ts'
 import { boundedFetch } from '#app/lib/outbound.server.ts'
 import { signingKey } from '#app/lib/secrets.server.ts'
 import type { ClientInfo } from '#app/services/audit/audit.server.ts'
 import { createSession } from '#app/services/auth/sessions.server.ts'
+import { sha256 } from '#app/services/auth/tokens.server.ts'
 import { em } from '#db/orm.ts'
 import type { SsoMode } from '#domain/sso.ts'
 import { accountForIdentity, mapClaims, SsoFailure } from './accounts.server.ts'
 import { verifyIdToken } from './jwks.server.ts'
 import { clientSecretOf, loadSsoState, type SsoState } from './settings.server.ts'
-import { updateLastLogin } from './store.server.ts'
+import { insertUsedState, updateLastLogin } from './store.server.ts'
 
 /**
  * The direct sign-in (spec "Browser redirects"; decision 018): `startSignIn` makes the PKCE verifier, state and
  * (OIDC) nonce and the signed flow cookie; `finishSignIn` checks them, exchanges the code with openid-client,
- * verifies the ID token against the cached JWKS (OIDC) or fetches userinfo (OAuth 2.0), maps the claims and
- * signs the account in. Every failure is an `SsoFailure` with one of the spec's codes.
+ * verifies the ID token against the cached JWKS (OIDC) or fetches userinfo (OAuth 2.0), records the flow as
+ * used, maps the claims and signs the account in. Every failure is an `SsoFailure` with one of the spec's codes.
  */
 
 export const FLOW_COOKIE = 'glossary_sso_flow'
@@ -72,18 +74,21 @@ export function decodeFlow(value: string | undefined): Flow | undefined {
   }
 }
 
+const FLOW: CookieSpec = {
+  name: FLOW_COOKIE,
+  path: FLOW_COOKIE_PATH,
+  maxAgeSeconds: FLOW_SECONDS,
+  httpOnly: true,
+}
+
 export function flowCookie(value: string, secure: boolean): string {
-  return `${FLOW_COOKIE}=${value}; Path=${FLOW_COOKIE_PATH}; HttpOnly; SameSite=Lax; Max-Age=${FLOW_SECONDS}${secure ? '; Secure' : ''}`
+  return setCookieLine(FLOW, value, { secure })
 }
 export function clearedFlowCookie(secure: boolean): string {
-  return `${FLOW_COOKIE}=; Path=${FLOW_COOKIE_PATH}; HttpOnly; SameSite=Lax; Max-Age=0${secure ? '; Secure' : ''}`
+  return clearCookieLine(FLOW, { secure })
 }
 export function readFlowCookie(cookieHeader: string | null): string | undefined {
-  for (const part of (cookieHeader ?? '').split(';')) {
-    const [name, ...rest] = part.trim().split('=')
-    if (name === FLOW_COOKIE) return rest.join('=') || undefined
-  }
-  return undefined
+  return readCookie(cookieHeader, FLOW_COOKIE)
 }
 
 /** The key of identities of the configured provider in `user_identities.provider`. */
@@ -215,6 +220,12 @@ export async function finishSignIn(options: {
       'sso token step failed',
     )
     throw new SsoFailure('token', 'The sign-in could not be verified.')
+  }
+  // Single use (issue 26): a flow whose code was redeemed once is refused with any later code, in every web
+  // process sharing the database. Recorded after the exchange, so a replayed code stays the provider's refusal
+  // (`token`) and a replayed flow with a new code is `state`.
+  if (!(await insertUsedState(em(), sha256(flow.state), new Date(flow.exp * 1000)))) {
+    throw new SsoFailure('state', 'This sign-in was already completed; start it again.')
   }
   await updateLastLogin(em(), Object.keys(claims).sort())
   const identity = mapClaims(claims, state.settings, flow.provider)

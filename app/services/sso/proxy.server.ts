@@ -1,4 +1,6 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core'
+import { getConfig } from '#app/lib/config.server.ts'
+import type { ProxyCheck } from '#app/schemas/sso.ts'
 import type { ClientInfo } from '#app/services/audit/audit.server.ts'
 import { em } from '#db/orm.ts'
 import type { ActorUser } from '#domain/identity.ts'
@@ -37,6 +39,22 @@ export function readProxyHeaders(get: (name: string) => string | null): ProxyHea
       .split(',')
       .map((g) => g.trim())
       .filter(Boolean),
+  }
+}
+
+/**
+ * What the proxy headers of one request say and whether they are trusted now: `GET /sso/proxy-check` and the
+ * proxy section of `/admin/sso` both answer this.
+ */
+export async function checkProxy(headers: ProxyHeaderValues): Promise<ProxyCheck> {
+  const mode = (await loadSsoState()).settings.mode
+  return {
+    ssoMode: mode,
+    proxyAvailable: getConfig().oauth2ProxyEnabled,
+    trusted: proxyTrusted(mode),
+    detected: headers.email !== null,
+    headerNames: PROXY_HEADERS,
+    identity: headers,
   }
 }
 

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { getConfig } from '#app/lib/config.server.ts'
 import { validationError, type Problem } from '#app/lib/errors.server.ts'
 import { decryptSecret, encryptSecret } from '#app/lib/secrets.server.ts'
-import type { SsoDto, UpdateSsoInput } from '#app/schemas/sso.ts'
+import type { SsoDto, SsoSecretField, UpdateSsoInput } from '#app/schemas/sso.ts'
 import { recordAudit, type AuditActor, type ClientInfo } from '#app/services/audit/audit.server.ts'
 import { getPasswordLoginEnabled, setPasswordLoginEnabled } from '#app/services/settings/settings.server.ts'
 import { em } from '#db/orm.ts'
@@ -114,35 +114,52 @@ function requestedMode(input: UpdateSsoInput, current: SsoSettings): SsoMode | u
   return undefined
 }
 
+/** The identity provider's addresses: the client secret is sent to its token endpoint, trust goes to all. */
+const PROVIDER_ADDRESSES = [
+  'issuer',
+  'authorizationEndpoint',
+  'tokenEndpoint',
+  'userinfoEndpoint',
+  'jwksUri',
+] as const
+
+/**
+ * Whether a provider address that was set changes (issue 26): the stored client secret belongs to the
+ * provider it was entered for and must not follow its addresses to another one. A secret stored while an
+ * address was still empty belongs to the first address given.
+ */
+function providerMoved(before: SsoSettings, after: SsoSettings): boolean {
+  return PROVIDER_ADDRESSES.some((key) => before[key] !== '' && after[key] !== before[key])
+}
+
 /**
  * `PUT /sso`: a partial update under the spec's rules (decision 018). `proxyEmail` is the `X-Forwarded-Email`
- * of the saving request: switching to `oauth2-proxy` needs it to name the saving admin.
+ * of the saving request: switching to `oauth2-proxy` needs it to name the saving admin. A changed provider
+ * address clears the stored client secret unless the request sends one (`clearedSecrets` says so); the
+ * `settings.sso` audit record names the fields whose value changed, never a value.
  */
 export async function updateSso(options: {
   input: UpdateSsoInput
   actor: AuditActor & { email: string }
   client: ClientInfo
   proxyEmail: string | null
-}): Promise<SsoDto> {
+}): Promise<{ sso: SsoDto; clearedSecrets: SsoSecretField[] }> {
   const { input } = options
   return em().transactional(async (tx) => {
     const state = await loadSsoState(tx)
     const passwordBefore = await getPasswordLoginEnabled(tx)
     const next: SsoSettings = { ...state.settings }
-    const changed: string[] = []
     for (const key of SETTING_KEYS) {
       if (key === 'mode') continue
       const value = input[key as keyof UpdateSsoInput]
-      if (value !== undefined) {
-        ;(next as Record<string, unknown>)[key] = value
-        changed.push(key)
-      }
+      if (value !== undefined) (next as Record<string, unknown>)[key] = value
     }
     const mode = requestedMode(input, state.settings)
-    if (mode !== undefined) {
-      next.mode = mode
-      changed.push('mode')
-    }
+    if (mode !== undefined) next.mode = mode
+    // What changed, not what was sent: the settings page sends every field on each save.
+    const changed: string[] = SETTING_KEYS.filter(
+      (key) => JSON.stringify(next[key]) !== JSON.stringify(state.settings[key]),
+    )
     const passwordLoginEnabled = input.passwordLoginEnabled ?? passwordBefore
 
     const problems: Problem[] = [...missingForMode(next)]
@@ -183,13 +200,14 @@ export async function updateSso(options: {
     if (problems.length) throw validationError(problems, 'The SSO settings cannot be saved.')
 
     let clientSecretEncrypted = state.clientSecretEncrypted
-    if (input.clientSecret === null) {
+    const clearedSecrets: SsoSecretField[] = []
+    if (input.clientSecret === null) clientSecretEncrypted = null
+    else if (input.clientSecret) clientSecretEncrypted = encryptSecret(input.clientSecret)
+    else if (clientSecretEncrypted !== null && providerMoved(state.settings, next)) {
       clientSecretEncrypted = null
-      changed.push('clientSecret')
-    } else if (input.clientSecret) {
-      clientSecretEncrypted = encryptSecret(input.clientSecret)
-      changed.push('clientSecret')
+      clearedSecrets.push('clientSecret')
     }
+    if (clientSecretEncrypted !== state.clientSecretEncrypted) changed.push('clientSecret')
     await upsertSsoSettings(tx, { settings: next, clientSecretEncrypted, updatedBy: options.actor.email })
     if (passwordLoginEnabled !== passwordBefore) {
       await setPasswordLoginEnabled(
@@ -203,10 +221,11 @@ export async function updateSso(options: {
         action: 'settings.sso',
         actor: options.actor,
         client: options.client,
-        details: { fields: changed, mode: next.mode },
+        // `cleared`, not `clearedSecrets`: the audit log drops every detail whose key names a secret.
+        details: { fields: changed, mode: next.mode, cleared: clearedSecrets },
       },
       tx,
     )
-    return toSsoDto(await loadSsoState(tx), passwordLoginEnabled)
+    return { sso: toSsoDto(await loadSsoState(tx), passwordLoginEnabled), clearedSecrets }
   })
 }

@@ -1,11 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { isoOrNull, parseJson, textArray } from '#db/sql.ts'
+import { em } from '#db/orm.ts'
+import { countChanged, isoOrNull, parseJson, textArray } from '#db/sql.ts'
 import type { ActorUser } from '#domain/identity.ts'
 
 /**
- * The data access of single sign-on: the one `sso_config` row, `user_identities` (external identity → account)
- * and `sso_identity_blocks` (identities of deleted accounts, as SHA-256). The rules are in the services next to
- * it (settings.server.ts, flow.server.ts, proxy.server.ts; docs/decisions/018-single-sign-on.md).
+ * The data access of single sign-on: the one `sso_config` row, `user_identities` (external identity → account),
+ * `sso_identity_blocks` (identities of deleted accounts, as SHA-256) and `sso_used_states` (redeemed flows).
+ * The rules are in the services next to it (settings.server.ts, flow.server.ts, proxy.server.ts;
+ * docs/decisions/018-single-sign-on.md).
  */
 
 export interface SsoConfigRow {
@@ -147,4 +149,30 @@ export async function updateUserFromIdentity(
     [values.name, values.email, values.role, userId],
     'run',
   )
+}
+
+// --------------------------------------------------------------------------------------- used states
+
+/**
+ * Records a flow's state (its SHA-256) as used until `expiresAt`, in one statement, so of two callbacks with
+ * the same state — in one process or several — exactly one gets true.
+ */
+export async function insertUsedState(
+  manager: EntityManager,
+  stateHash: string,
+  expiresAt: Date,
+): Promise<boolean> {
+  const rows = await manager.execute(
+    `insert into sso_used_states (state_hash, expires_at) values (?, ?::timestamptz)
+     on conflict (state_hash) do nothing returning state_hash`,
+    [stateHash, expiresAt.toISOString()],
+  )
+  return rows.length > 0
+}
+
+/** Removes used states whose flow has expired by `now` (the flow cookie is refused then anyway). */
+export function deleteExpiredUsedStates(now: Date, manager: EntityManager = em()): Promise<number> {
+  return countChanged(manager, 'delete from sso_used_states where expires_at <= ?::timestamptz', [
+    now.toISOString(),
+  ])
 }

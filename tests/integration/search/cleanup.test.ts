@@ -7,8 +7,9 @@ import { useTestDb } from '#tests/setup/db.ts'
 useTestDb()
 
 /**
- * The worker's hourly cleanup (issue 12): old AI run records and unreferenced old attachments go, stale
- * `processing` index rows return to `queued`, and two workers never run it at once (the lease).
+ * The worker's hourly cleanup (issue 12): old AI run records, unreferenced old attachments and expired used SSO
+ * flow states (issue 26) go, stale `processing` index rows return to `queued`, and two workers never run it at
+ * once (the lease).
  */
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex')
@@ -46,10 +47,16 @@ describe('cleanup', () => {
       `insert into audit_log (id, at, action, actor_label) values (gen_random_uuid(), now() - interval '400 days', 'auth.login', 'x'),
                                                                  (gen_random_uuid(), now(), 'auth.login', 'y')`,
     )
+    await em().execute(
+      `insert into sso_used_states (state_hash, expires_at)
+       values (?, now() - interval '1 minute'), (?, now() + interval '5 minutes')`,
+      [sha(3), sha(4)],
+    )
     const report = await runCleanup('worker-a')
     expect(report).toEqual({
       sessions: 1,
       rateLimitBuckets: 0,
+      ssoUsedStates: 1,
       aiRuns: 1,
       auditRows: 1,
       attachments: 1,
@@ -67,6 +74,8 @@ describe('cleanup', () => {
       'select status from rag_index_queue order by status',
     )
     expect(states.map((r) => r.status)).toEqual(['processing', 'queued'])
+    const used = await em().execute<{ state_hash: string }[]>('select state_hash from sso_used_states')
+    expect(used.map((r) => r.state_hash)).toEqual([sha(4)])
   })
 
   it('one worker at a time: another holder of the lease makes a second worker skip', async () => {

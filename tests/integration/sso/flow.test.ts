@@ -6,6 +6,7 @@ import { loader as callbackLoader } from '#app/routes/auth.sso.callback.tsx'
 import { loader as startLoader } from '#app/routes/auth.sso.start.tsx'
 import { clearJwksCache } from '#app/services/sso/jwks.server.ts'
 import { SESSION_COOKIE } from '#app/services/auth/sessions.server.ts'
+import { Session } from '#db/entities/session.entity.ts'
 import { User } from '#db/entities/user.entity.ts'
 import { em } from '#db/orm.ts'
 import { createUser, TEST_ORIGIN } from '#tests/factories.ts'
@@ -33,6 +34,7 @@ beforeAll(async () => {
       { email: 'refresh@corp.test', name: 'Ref', groups: ['staff'] },
       { email: 'other@corp.test', name: 'Other', groups: ['staff'] },
       { email: 'gone@corp.test', name: 'Gone', groups: ['staff'] },
+      { email: "semi;co'lon@corp.test", name: "O'Semi; Colon", groups: ['staff'] },
     ],
   })
   const user = await createUser({ role: 'admin', email: 'root@example.test' })
@@ -81,7 +83,7 @@ async function begin(
   email: string,
   tamper: (url: URL) => void = () => {},
   cookie?: string,
-): Promise<{ callbackUrl: string; flowCookie: string }> {
+): Promise<{ callbackUrl: string; flowCookie: string; authorizationUrl: string }> {
   const path = cookie ? '/auth/sso/start?intent=refresh' : '/auth/sso/start'
   const start = await run(startLoader, pageRequest(path, cookie))
   expect(start.status).toBe(302)
@@ -92,7 +94,11 @@ async function begin(
   const flowCookie = setCookies(start)
     .find((l) => l.startsWith('glossary_sso_flow='))!
     .split(';')[0]!
-  return { callbackUrl: await followToCallback(location.href, REDIRECT_URI), flowCookie }
+  return {
+    callbackUrl: await followToCallback(location.href, REDIRECT_URI),
+    flowCookie,
+    authorizationUrl: location.href,
+  }
 }
 
 async function finish(callbackUrl: string, cookie: string): Promise<Response> {
@@ -145,6 +151,12 @@ describe('OIDC sign-in against a real provider', () => {
     expect((await em().fork().findOneOrFail(User, { email: 'boss@corp.test' })).role).toBe('admin')
   })
 
+  it('an email holding ; and a quote signs in like any other (issue 26: it ended on sso=server)', async () => {
+    const email = "semi;co'lon@corp.test"
+    expect((await signIn(email)).headers.get('location')).toBe('/')
+    expect((await em().fork().findOneOrFail(User, { email })).authType).toBe('sso')
+  })
+
   it('a tampered state → state; a missing flow cookie → state', async () => {
     const { callbackUrl, flowCookie } = await begin('alice@corp.test')
     const tampered = new URL(callbackUrl)
@@ -157,6 +169,27 @@ describe('OIDC sign-in against a real provider', () => {
     const { callbackUrl, flowCookie } = await begin('alice@corp.test')
     expect((await finish(callbackUrl, flowCookie)).headers.get('location')).toBe('/')
     expect(ssoCode(await finish(callbackUrl, flowCookie))).toBe('token')
+  })
+
+  it('a replayed flow (cookie and state) with a new code → state; no second session (issue 26)', async () => {
+    const { callbackUrl, flowCookie, authorizationUrl } = await begin('alice@corp.test')
+    expect((await finish(callbackUrl, flowCookie)).headers.get('location')).toBe('/')
+    const sessionsBefore = await em().fork().count(Session, {})
+    // The same authorization request again at the provider: a new code for the same state, nonce and PKCE.
+    const replay = await followToCallback(authorizationUrl, REDIRECT_URI)
+    expect(new URL(replay).searchParams.get('code')).not.toBe(new URL(callbackUrl).searchParams.get('code'))
+    const res = await finish(replay, flowCookie)
+    expect(ssoCode(res)).toBe('state')
+    expect(setCookies(res).some((l) => l.startsWith(`${SESSION_COOKIE}=`))).toBe(false)
+    expect(await em().fork().count(Session, {})).toBe(sessionsBefore)
+  })
+
+  it('two callbacks of one flow at once, each with its own code: exactly one signs in', async () => {
+    const { callbackUrl, flowCookie, authorizationUrl } = await begin('alice@corp.test')
+    const second = await followToCallback(authorizationUrl, REDIRECT_URI)
+    const answers = await Promise.all([finish(callbackUrl, flowCookie), finish(second, flowCookie)])
+    const locations = answers.map((res) => res.headers.get('location')).sort()
+    expect(locations).toEqual(['/', '/login?sso=state'])
   })
 
   it('a wrong nonce → token', async () => {
