@@ -28,7 +28,7 @@ import path from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { parseConfig, setConfig } from '../app/lib/config.server.ts'
 import { openBenchDatabase } from './bench-db.ts'
-import { benchEnv, percentile, prng, syntheticWords } from './support.ts'
+import { benchEnv, percentile, prng, syntheticTerm, syntheticWords } from './support.ts'
 
 const config = parseConfig(benchEnv({ GLOSSARY_DATA_DIR: '/tmp/glossary-bench' }))
 setConfig(config)
@@ -51,34 +51,9 @@ const load = () =>
     .join(' / ')
 
 const rand = prng(7)
-const { enWord, koWord } = syntheticWords(rand)
+const words = syntheticWords(rand)
 
-/** A term as share.bench.ts makes them: names in two languages, three notations, a domain, tags. */
-function content(i: number) {
-  const name = `${enWord(3)}${i}`
-  return {
-    slug: `t-${i}`,
-    name,
-    fullName: null,
-    nameEn: name,
-    nameKo: `${koWord(3)}${i}`,
-    notations: [
-      { text: `${enWord(4)}${i}`, kind: 'admitted' as const, lang: null },
-      { text: `${enWord(2)} ${enWord(3)}${i}`, kind: 'deprecated' as const, lang: null },
-      {
-        text: `${koWord(2)} ${koWord(2)}${i}`,
-        kind: i % 3 ? ('admitted' as const) : ('deprecated' as const),
-        lang: null,
-      },
-    ],
-    domains: ['platform'],
-    categories: [],
-    tags: ['bench', `group-${i % 10}`],
-    status: i % 50 === 0 ? ('deprecated' as const) : ('active' as const),
-    definition: `Definition of ${name}: ${enWord(3)} ${enWord(2)} ${enWord(4)}.`,
-    body: '',
-  }
-}
+const content = (i: number) => syntheticTerm(i, words)
 
 const { userId } = await openBenchDatabase()
 const { em } = await import('../db/orm.ts')

@@ -22,7 +22,7 @@ import { runInNewContext } from 'node:vm'
 import { parseConfig, setConfig } from '../app/lib/config.server.ts'
 import { EXPORT_FORMATS, SHEET_COLUMNS } from '../domain/share.ts'
 import { openBenchDatabase } from './bench-db.ts'
-import { benchEnv, percentile, prng, syntheticWords } from './support.ts'
+import { benchEnv, percentile, prng, syntheticTerm, syntheticWords } from './support.ts'
 
 setConfig(parseConfig(benchEnv({ GLOSSARY_DATA_DIR: '/tmp/glossary-bench' })))
 setFlagsFromString('--expose-gc')
@@ -35,36 +35,11 @@ const SHEET_TERMS = arg('--sheet-terms', 10_000)
 const ROOT = path.resolve(import.meta.dirname, '..')
 
 const rand = prng(7)
-const { enWord, koWord } = syntheticWords(rand)
+const words = syntheticWords(rand)
 const ms = (x: number) => `${x.toFixed(1)} ms`
 const mb = (x: number) => `${(x / 1024 / 1024).toFixed(1)} MB`
 
-/** A term's content: a name, Korean and English names, four notations of every kind, a domain and tags. */
-function content(i: number) {
-  const name = `${enWord(3)}${i}`
-  return {
-    slug: `t-${i}`,
-    name,
-    fullName: null,
-    nameEn: name,
-    nameKo: `${koWord(3)}${i}`,
-    notations: [
-      { text: `${enWord(4)}${i}`, kind: 'admitted' as const, lang: null },
-      { text: `${enWord(2)} ${enWord(3)}${i}`, kind: 'deprecated' as const, lang: null },
-      {
-        text: `${koWord(2)} ${koWord(2)}${i}`,
-        kind: i % 3 ? ('admitted' as const) : ('deprecated' as const),
-        lang: null,
-      },
-    ],
-    domains: ['platform'],
-    categories: [],
-    tags: ['bench', `group-${i % 10}`],
-    status: i % 50 === 0 ? ('deprecated' as const) : ('active' as const),
-    definition: `Definition of ${name}: ${enWord(3)} ${enWord(2)} ${enWord(4)}.`,
-    body: '',
-  }
-}
+const content = (i: number) => syntheticTerm(i, words)
 
 // ── 1. /sheet on the built app ──────────────────────────────────────────────────────────────────────────
 

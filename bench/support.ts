@@ -35,3 +35,35 @@ export function syntheticWords(rand: () => number) {
       Array.from({ length: n }, () => String.fromCharCode(0xac00 + Math.floor(rand() * 11172))).join(''),
   }
 }
+
+/**
+ * The content of synthetic term `i` of the share benchmarks: English and Korean names, three notations (one
+ * deprecated in English, a Korean one deprecated every third term), the `platform` domain, two tags, a short
+ * definition; every 50th term deprecated.
+ */
+export function syntheticTerm(i: number, words: ReturnType<typeof syntheticWords>) {
+  const { enWord, koWord } = words
+  const name = `${enWord(3)}${i}`
+  return {
+    slug: `t-${i}`,
+    name,
+    fullName: null,
+    nameEn: name,
+    nameKo: `${koWord(3)}${i}`,
+    notations: [
+      { text: `${enWord(4)}${i}`, kind: 'admitted' as const, lang: null },
+      { text: `${enWord(2)} ${enWord(3)}${i}`, kind: 'deprecated' as const, lang: null },
+      {
+        text: `${koWord(2)} ${koWord(2)}${i}`,
+        kind: i % 3 ? ('admitted' as const) : ('deprecated' as const),
+        lang: null,
+      },
+    ],
+    domains: ['platform'],
+    categories: [],
+    tags: ['bench', `group-${i % 10}`],
+    status: i % 50 === 0 ? ('deprecated' as const) : ('active' as const),
+    definition: `Definition of ${name}: ${enWord(3)} ${enWord(2)} ${enWord(4)}.`,
+    body: '',
+  }
+}

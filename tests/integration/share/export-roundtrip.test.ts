@@ -2,12 +2,11 @@ import { parse as parseCsv } from 'csv-parse/sync'
 import jsonld from 'jsonld'
 import { Parser, type Quad } from 'n3'
 import { parse as parseYaml } from 'yaml'
-import yauzl from 'yauzl'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createApiKey, createTerm, createUser } from '#tests/factories.ts'
 import { apiCall, useApiServer, type Json } from '#tests/http.ts'
 import { useTestDb } from '#tests/setup/db.ts'
-import { kids, parseXml } from '#tests/xml.ts'
+import { kids, parseXml, unzip } from '#tests/export-files.ts'
 
 /**
  * Issue 26 items 4 and 5: hostile names, notations and definitions through every export, each file read back
@@ -312,19 +311,6 @@ describe('GET /export/prh.yml', () => {
     }
   })
 })
-
-/** The entries of a zip as name → text. */
-async function unzip(bytes: Buffer): Promise<Map<string, string>> {
-  const zip = await yauzl.fromBufferPromise(bytes)
-  const out = new Map<string, string>()
-  for await (const entry of zip.eachEntry()) {
-    const stream = await zip.openReadStreamPromise(entry)
-    const chunks: Buffer[] = []
-    for await (const chunk of stream) chunks.push(chunk as Buffer)
-    out.set(entry.fileName, Buffer.concat(chunks).toString('utf8'))
-  }
-  return out
-}
 
 describe('GET /export/vale.zip', () => {
   it('holds rules and a vocabulary whose entries match each form exactly, one line per form', async () => {

@@ -6,13 +6,12 @@ import { Parser, type Quad } from 'n3'
 import { createLinter } from 'textlint'
 import prhRule from 'textlint-rule-prh'
 import { parse as parseYaml } from 'yaml'
-import yauzl from 'yauzl'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { em } from '#db/orm.ts'
 import { createApiKey, createTerm, createUser } from '#tests/factories.ts'
 import { apiCall, useApiServer } from '#tests/http.ts'
 import { useTestDb } from '#tests/setup/db.ts'
-import { kids, parseXml } from '#tests/xml.ts'
+import { kids, parseXml, unzip } from '#tests/export-files.ts'
 import type { TermDto } from '#app/services/terms/read.server.ts'
 
 // Response bodies are inspected loosely, as JSON.
@@ -258,19 +257,6 @@ describe('GET /export/terms.skos.ttl and .jsonld', () => {
     expect(prefLangs.sort()).toEqual(['en', 'ko'])
   })
 })
-
-/** The entries of a zip as name → text. */
-async function unzip(bytes: Buffer): Promise<Map<string, string>> {
-  const zip = await yauzl.fromBufferPromise(bytes)
-  const out = new Map<string, string>()
-  for await (const entry of zip.eachEntry()) {
-    const stream = await zip.openReadStreamPromise(entry)
-    const chunks: Buffer[] = []
-    for await (const chunk of stream) chunks.push(chunk as Buffer)
-    out.set(entry.fileName, Buffer.concat(chunks).toString('utf8'))
-  }
-  return out
-}
 
 describe('GET /export/vale.zip', () => {
   it('is a Vale style whose files follow Vale’s documented rule format', async () => {

@@ -1,4 +1,6 @@
+/** Readers of the glossary's export files for tests: a strict XML tree (TBX) and a zip's entries (Vale). */
 import { SaxesParser, type SaxesTagNS } from 'saxes'
+import yauzl from 'yauzl'
 
 /** An element of a parsed XML document: local name, namespace, attributes, child elements and its text. */
 export interface El {
@@ -36,3 +38,16 @@ export function parseXml(xml: string): El {
 
 /** The child elements of `el` called `name`. */
 export const kids = (el: El, name: string): El[] => el.children.filter((c) => c.name === name)
+
+/** The entries of a zip as name → text. */
+export async function unzip(bytes: Buffer): Promise<Map<string, string>> {
+  const zip = await yauzl.fromBufferPromise(bytes)
+  const out = new Map<string, string>()
+  for await (const entry of zip.eachEntry()) {
+    const stream = await zip.openReadStreamPromise(entry)
+    const chunks: Buffer[] = []
+    for await (const chunk of stream) chunks.push(chunk as Buffer)
+    out.set(entry.fileName, Buffer.concat(chunks).toString('utf8'))
+  }
+  return out
+}
