@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs and starts what the test suite needs beyond npm packages, from Debian's packages only:
-# Chromium for the browser tests, a running Redis for the BullMQ tests, and the pgvector extension in the machine's
+# Chromium (and a CJK font) for the browser tests, a running Redis for the BullMQ tests, and the pgvector extension in the machine's
 # PostgreSQL (built from ../shared/vendor, since Debian 12 has no package of it for PostgreSQL 15) for the tests
 # that run on both database engines. Idempotent; prints what it does.
 set -euo pipefail
@@ -8,6 +8,8 @@ set -euo pipefail
 need_apt=()
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
+# Korean text in the Chromium screenshots renders only with a CJK font.
+dpkg -s fonts-noto-cjk >/dev/null 2>&1 || need_apt+=(fonts-noto-cjk)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing ${need_apt[*]} from Debian packages"
   if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
