@@ -33,7 +33,13 @@ afterAll(async () => {
 async function importNames(names: string[]) {
   const { user } = await createUser({ role: 'editor' })
   const result = await runImport({
-    input: { format: 'json', rows: names.map((name) => ({ name })), dryRun: false, wait: true },
+    input: {
+      format: 'json',
+      rows: names.map((name) => ({ name })),
+      emptyCells: 'keep',
+      dryRun: false,
+      wait: true,
+    },
     actorId: user.id,
   })
   if (result.kind !== 'job') throw new Error('a real run answers a job')

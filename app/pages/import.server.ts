@@ -77,7 +77,9 @@ export async function readImportForm(request: Request): Promise<ImportForm> {
   } else {
     body = { format, csv: content }
   }
-  const input = ImportSchema.safeParse({ ...body, dryRun: intent === 'dry-run' })
+  // The checkbox "empty cells clear fields": unchecked (absent) is the API's default, keep.
+  const emptyCells = form.get('emptyCells') === 'clear' ? 'clear' : 'keep'
+  const input = ImportSchema.safeParse({ ...body, emptyCells, dryRun: intent === 'dry-run' })
   if (!input.success) {
     throw unreadable(input.error.issues.map((i) => `${i.path.join('.') || 'file'}: ${i.message}`).join(' '))
   }

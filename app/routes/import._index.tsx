@@ -22,7 +22,13 @@ import { readImportForm } from '#app/pages/import.server.ts'
 import { formAction, orErrorPage } from '#app/pages/forms.server.ts'
 import { requireUser, requireUserAction } from '#app/pages/session.server.ts'
 import { useT } from '#app/root.tsx'
-import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, type ImportJob, type ReportRow } from '#app/schemas/import.ts'
+import {
+  IMPORT_MAX_BYTES,
+  IMPORT_MAX_ROWS,
+  type FieldChange,
+  type ImportJob,
+  type ReportRow,
+} from '#app/schemas/import.ts'
 import {
   getImportJob,
   listImportJobs,
@@ -56,6 +62,7 @@ export async function action({ request }: ActionFunctionArgs) {
       content: form.content,
       format: form.format,
       fileName: form.fileName,
+      emptyCells: form.input.emptyCells,
     }
   })
 }
@@ -80,6 +87,7 @@ function ReportTable({ rows, dryRun }: { rows: ReportRow[]; dryRun: boolean }) {
             <th>{t('term.slug')}</th>
             <th>{t('term.name')}</th>
             <th>{t('import.reason')}</th>
+            <th>{t('import.changes')}</th>
           </tr>
         </thead>
         <tbody>
@@ -101,6 +109,7 @@ function ReportTable({ rows, dryRun }: { rows: ReportRow[]; dryRun: boolean }) {
               </td>
               <td>{r.name ?? '—'}</td>
               <td className="small">{r.errors?.map((e) => `${e.path}: ${e.message}`).join('; ')}</td>
+              <td className="small">{r.changes?.length ? <Changes changes={r.changes} /> : null}</td>
             </tr>
           ))}
         </tbody>
@@ -111,6 +120,23 @@ function ReportTable({ rows, dryRun }: { rows: ReportRow[]; dryRun: boolean }) {
         </p>
       ) : null}
     </>
+  )
+}
+
+/** What an updated row changes, field by field: the stored value struck through, the new one after it. */
+function Changes({ changes }: { changes: FieldChange[] }) {
+  const t = useT()
+  return (
+    <dl className="import-changes" data-testid="import-changes">
+      {changes.map((c) => (
+        <div key={c.field} data-field={c.field}>
+          <dt>{t(`term.${c.field}` as MessageKey)}</dt>
+          <dd>
+            <del>{c.before ?? '—'}</del> → <ins>{c.after ?? '—'}</ins>
+          </dd>
+        </div>
+      ))}
+    </dl>
   )
 }
 
@@ -330,6 +356,19 @@ export default function ImportPage() {
             <option value="json">JSON</option>
           </select>
         </label>
+        <label className="inline-check">
+          <input
+            type="checkbox"
+            name="emptyCells"
+            value="clear"
+            defaultChecked={report?.emptyCells === 'clear'}
+            aria-describedby="empty-cells-hint"
+          />{' '}
+          {t('import.emptyCellsClear')}
+        </label>
+        <p id="empty-cells-hint" className="muted small">
+          {t('import.emptyCellsHint')}
+        </p>
         <div className="row-actions">
           <button type="submit" name="intent" value="dry-run" disabled={busy}>
             {t('import.dryRun')}
@@ -350,6 +389,7 @@ export default function ImportPage() {
             <input type="hidden" name="intent" value="apply" />
             <input type="hidden" name="format" value={report.format} />
             <input type="hidden" name="fileName" value={report.fileName} />
+            {report.emptyCells === 'clear' ? <input type="hidden" name="emptyCells" value="clear" /> : null}
             <textarea name="content" hidden readOnly value={report.content} />
             {report.report.errors > 0 ? (
               <p className="error">{t('import.fixErrors')}</p>

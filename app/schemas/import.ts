@@ -6,6 +6,10 @@ import { UpdateTermSchema } from './terms.ts'
 export const IMPORT_MAX_ROWS = 10_000
 export const IMPORT_MAX_BYTES = 11 * 1024 * 1024
 
+/** What an empty cell (CSV) or empty value (JSON) of a row means for an existing term (issue 27). */
+export const EMPTY_CELLS = ['keep', 'clear'] as const
+export type EmptyCells = (typeof EMPTY_CELLS)[number]
+
 export const ImportSchema = z
   .object({
     format: z.enum(['csv', 'json']),
@@ -15,6 +19,10 @@ export const ImportSchema = z
     }),
     rows: z.array(z.record(z.string(), z.unknown())).max(IMPORT_MAX_ROWS).optional().meta({
       description: 'Term objects (the fields of POST /terms, plus `slug` to update). For format json.',
+    }),
+    emptyCells: z.enum(EMPTY_CELLS).default('keep').meta({
+      description:
+        "What an empty value means for a term that exists, alike in CSV and JSON. `keep` (default): an empty cell, an empty or blank text, `null`, an empty list or a notation's empty `lang` leaves the stored value as it is (as a missing column or field always does). `clear`: it clears the field (the body, a name, the notations, a notation's language…). A new term gets the defaults either way. In CSV the three notation columns are one field: it is empty when all of them are.",
     }),
     dryRun: z.boolean().default(false).meta({ description: 'Report what would happen without writing.' }),
     wait: z.boolean().default(false).meta({
@@ -59,6 +67,21 @@ export type ImportRow = z.output<typeof ImportRowSchema>
 
 export const ImportJobParamsSchema = z.object({ jobId: z.uuid() })
 
+/** Bound of `before`/`after` in a row's `changes` (a body can be 100,000 characters). */
+export const CHANGE_TEXT_MAX = 200
+
+export const FieldChangeSchema = z.object({
+  field: z.string().meta({ description: 'The term field: name, fullName, nameEn, nameKo, notations, …' }),
+  before: z
+    .string()
+    .nullable()
+    .meta({
+      description: `The stored value as text (lists joined with "; ", a notation as \`text (kind, lang)\`), null when empty; at most ${CHANGE_TEXT_MAX} characters, a longer text cut and ended with "…".`,
+    }),
+  after: z.string().nullable().meta({ description: 'The value after the import, written the same way.' }),
+})
+export type FieldChange = z.output<typeof FieldChangeSchema>
+
 export const ReportRowSchema = z.object({
   row: z.number().int().meta({ description: '1-based data row (the CSV header is not counted).' }),
   action: z.enum(['created', 'updated', 'unchanged', 'error']),
@@ -71,6 +94,10 @@ export const ReportRowSchema = z.object({
     .meta({
       description: 'Why the row cannot be imported; each colliding notation is named with the reason.',
     }),
+  changes: z.array(FieldChangeSchema).optional().meta({
+    description:
+      'For an `updated` row: each field the import changes, with its value before and after, in the order of the term editor.',
+  }),
   warnings: z
     .array(z.object({ path: z.string(), message: z.string() }))
     .optional()

@@ -1,10 +1,16 @@
 import { parse } from 'csv-parse/sync'
 import { validationError } from '#app/lib/errors.server.ts'
 import { IMPORT_MAX_ROWS, type ImportInput } from '#app/schemas/import.ts'
+import { applyEmptyCells } from './empty-cells.ts'
 
 /** The CSV side of import (docs/decisions/007-validation-and-import.md): the columns, the template, parsing. */
 
-/** CSV columns, in template order. Lists are separated by `;`. */
+/**
+ * CSV columns, in template order. Lists are separated by `;`. Each notation column has a language column
+ * beside it (`preferredLang`…): its n-th item is the language of the n-th notation, an empty item none. They
+ * are extra columns, so files written before them still import (issue 27; a notation then keeps the language
+ * its term already gives the same text).
+ */
 export const CSV_COLUMNS = [
   'slug',
   'name',
@@ -12,8 +18,11 @@ export const CSV_COLUMNS = [
   'nameEn',
   'nameKo',
   'preferred',
+  'preferredLang',
   'admitted',
+  'admittedLang',
   'deprecated',
+  'deprecatedLang',
   'domains',
   'categories',
   'tags',
@@ -29,8 +38,8 @@ const COLUMN_BY_LOWER = new Map<string, string>(CSV_COLUMNS.map((c) => [c.toLowe
 export function importTemplateCsv(): string {
   const lines = [
     CSV_COLUMNS.join(','),
-    'api-gateway,API Gateway,,API Gateway,API 게이트웨이,,API GW,API 관문,platform,,network;edge,active,"The single entry point that routes API calls to services.",,initial import',
-    ',원장,,Ledger,원장,,,장부,payments,,,,,"Body in **Markdown**.",',
+    'api-gateway,API Gateway,,API Gateway,API 게이트웨이,,,API GW,en,API 관문,ko,platform,,network;edge,active,"The single entry point that routes API calls to services.",,initial import',
+    ',원장,,Ledger,원장,,,,,장부,ko,payments,,,,,"Body in **Markdown**.",',
   ]
   return `\uFEFF${lines.join('\r\n')}\r\n`
 }
@@ -60,6 +69,12 @@ export const joinList = (items: readonly string[]): string =>
   items.map((item) => item.replace(/\\(?=[\\;]|$)|;/g, '\\$&')).join(';')
 
 function splitList(cell: string): string[] {
+  return splitItems(cell).filter(Boolean)
+}
+
+/** The items of a list cell, empty ones kept (a language list keeps its places). */
+function splitItems(cell: string): string[] {
+  if (!cell) return []
   const items: string[] = []
   let item = ''
   for (let i = 0; i < cell.length; i++) {
@@ -74,7 +89,42 @@ function splitList(cell: string): string[] {
     } else item += ch
   }
   items.push(item)
-  return items.map((s) => s.trim()).filter(Boolean)
+  return items.map((s) => s.trim())
+}
+
+const NOTATION_KINDS = ['preferred', 'admitted', 'deprecated'] as const
+const LANG_COLUMN = {
+  preferred: 'preferredLang',
+  admitted: 'admittedLang',
+  deprecated: 'deprecatedLang',
+} as const
+const LANG_COLUMNS = new Set<string>(Object.values(LANG_COLUMN))
+
+/**
+ * The notations of a record, kind by kind, each with its language when the file has the language column:
+ * an empty item is `lang: null` (what `emptyCells` then does with it is `applyEmptyCells`' rule); without the
+ * column `lang` is left out, which the plan reads as "the language the term already gives this text".
+ */
+function notationsOf(rec: Record<string, string>, line: number): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = []
+  for (const kind of NOTATION_KINDS) {
+    const texts = splitList(restoreFormula(rec[kind] ?? '').trim())
+    const langColumn = LANG_COLUMN[kind]
+    const langs = langColumn in rec ? splitItems(restoreFormula(rec[langColumn] ?? '').trim()) : undefined
+    if (langs && langs.length > texts.length && langs.slice(texts.length).some(Boolean)) {
+      throw validationError(
+        [
+          {
+            path: `csv.${line}.${langColumn}`,
+            message: `Row ${line}: ${langColumn} has more languages (${langs.length}) than ${kind} has notations (${texts.length}).`,
+          },
+        ],
+        'The CSV file cannot be read.',
+      )
+    }
+    texts.forEach((text, i) => out.push(langs ? { text, kind, lang: langs[i] || null } : { text, kind }))
+  }
+  return out
 }
 
 /** CSV text → row objects shaped like JSON import rows. Malformed CSV or unknown columns → 400. */
@@ -98,16 +148,16 @@ export function csvToRows(csv: string): Record<string, unknown>[] {
   if (records.length > IMPORT_MAX_ROWS) {
     throw validationError([{ path: 'csv', message: `At most ${IMPORT_MAX_ROWS} rows per import.` }])
   }
-  return records.map((rec) => {
+  return records.map((rec, index) => {
     const row: Record<string, unknown> = {}
-    const notations: { text: string; kind: string }[] = []
     let hasNotations = false
     for (const [column, written] of Object.entries(rec)) {
       const raw = restoreFormula(written ?? '')
       const cell = raw.trim()
       if (column === 'preferred' || column === 'admitted' || column === 'deprecated') {
         hasNotations = true
-        for (const text of splitList(cell)) notations.push({ text, kind: column })
+      } else if (LANG_COLUMNS.has(column)) {
+        // Read with the notations of its kind.
       } else if (column === 'domains' || column === 'categories' || column === 'tags') {
         row[column] = splitList(cell)
       } else if (column === 'slug' || column === 'status' || column === 'note' || column === 'name') {
@@ -118,12 +168,16 @@ export function csvToRows(csv: string): Record<string, unknown>[] {
         row[column] = cell || null
       }
     }
-    if (hasNotations) row.notations = notations
+    if (hasNotations) row.notations = notationsOf(rec, index + 1)
     return row
   })
 }
 
-/** The rows of an import request, whichever format it came in. */
+/**
+ * The rows of an import request, whichever format it came in, with its empty values decided by
+ * `emptyCells` (so the rows a job stores mean the same when the job applies them).
+ */
 export function rowsOf(input: ImportInput): Record<string, unknown>[] {
-  return input.format === 'csv' ? csvToRows(input.csv ?? '') : (input.rows ?? [])
+  const rows = input.format === 'csv' ? csvToRows(input.csv ?? '') : (input.rows ?? [])
+  return applyEmptyCells(rows, input.emptyCells)
 }

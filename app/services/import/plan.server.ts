@@ -8,6 +8,7 @@ import {
   termForms,
   type TermContent,
   type TermForm,
+  type TermNotationValue,
 } from '#app/services/terms/content.server.ts'
 import { casedKey } from '#app/services/matching/letter-case.ts'
 import {
@@ -17,13 +18,17 @@ import {
   type TermWrite,
 } from '#app/services/terms/store.server.ts'
 import { textArray } from '#db/sql.ts'
+import { contentChanges } from './changes.ts'
 import { slugFromName } from '#domain/slug.ts'
 
 /**
  * Import planning (docs/decisions/007-validation-and-import.md): what each row would do, decided against the
  * glossary as the given transaction sees it. Rows are matched to terms by slug (given, or derived from the
  * name), current or old: a match is an update, otherwise a create. A field absent from the row keeps its
- * value; a present one replaces it. Reads only: the dry run answers the plan, the import job writes it.
+ * value; a present one replaces it (empty values were already kept out or left in by `emptyCells`,
+ * `empty-cells.ts`). A notation without `lang` keeps the language the term gives the same text, so a CSV
+ * file without language columns loses none. Reads only: the dry run answers the plan, the import job writes
+ * it.
  */
 
 export interface Plan {
@@ -111,7 +116,12 @@ export async function planImport(
         fullName: row.fullName === undefined ? base.fullName : row.fullName,
         nameEn: row.nameEn === undefined ? base.nameEn : row.nameEn,
         nameKo: row.nameKo === undefined ? base.nameKo : row.nameKo,
-        notations: row.notations ?? base.notations,
+        notations: row.notations
+          ? inStoredOrder(
+              withStoredLangs(row.notations, rows[index]!.notations, base.notations),
+              base.notations,
+            )
+          : base.notations,
         domains: [...new Set(row.domains ?? base.domains)],
         categories: [...new Set(row.categories ?? base.categories)],
         tags: [...new Set(row.tags ?? base.tags)],
@@ -177,10 +187,38 @@ export async function planImport(
       slug: content.slug,
       name: content.name,
       termId: id,
+      ...(head ? { changes: contentChanges(head.content, content) } : {}),
     })
   })
   await reportSharedNotations(tx, writes, report)
   return { report, writes, counts }
+}
+
+/**
+ * The row's notations, each one the row gives no `lang` taking the language of the stored notation with the
+ * same text (the schema has already turned a missing `lang` into null, so the raw row tells which).
+ */
+function withStoredLangs(
+  notations: TermNotationValue[],
+  raw: unknown,
+  stored: TermNotationValue[],
+): TermNotationValue[] {
+  const langOf = new Map<string, string | null>()
+  for (const n of stored) if (!langOf.has(n.text)) langOf.set(n.text, n.lang)
+  return notations.map((n, i) => {
+    const given = Array.isArray(raw) && raw[i] && typeof raw[i] === 'object' && 'lang' in raw[i]
+    return given ? n : { ...n, lang: langOf.get(n.text) ?? null }
+  })
+}
+
+/**
+ * The stored list when the row gives the same notations in another order: a CSV lists them kind by kind, so
+ * a term whose kinds alternate would otherwise come back "updated" from its own export.
+ */
+function inStoredOrder(notations: TermNotationValue[], stored: TermNotationValue[]): TermNotationValue[] {
+  const key = (n: TermNotationValue) => JSON.stringify([n.text, n.kind, n.lang])
+  const sorted = (list: TermNotationValue[]) => list.map(key).sort().join('\n')
+  return notations.length === stored.length && sorted(notations) === sorted(stored) ? stored : notations
 }
 
 /** At most this many shared-notation warnings per row (a row may share a common notation with hundreds). */

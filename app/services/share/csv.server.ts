@@ -15,7 +15,7 @@ const CSV_OPTIONS = {
 
 /**
  * `terms.csv`: the import template's columns (app/services/import/csv.server.ts), so the file re-imports
- * unchanged. UTF-8 with a byte order mark and CRLF like the template; lists joined with `;`. The `note`
+ * unchanged, notation languages included. UTF-8 with a byte order mark and CRLF like the template; lists joined with `;`. The `note`
  * column is left empty (a note belongs to a save, not to the content).
  */
 export async function* termsCsv(): AsyncGenerator<string> {
@@ -28,6 +28,11 @@ export async function* termsCsv(): AsyncGenerator<string> {
 function csvRow(term: ExportTerm): string[] {
   const c = term.content
   const notations = (kind: string) => joinList(c.notations.filter((n) => n.kind === kind).map((n) => n.text))
+  // The n-th language of a kind belongs to its n-th notation (an empty item: none); all empty, the cell is.
+  const langs = (kind: string) => {
+    const items = c.notations.filter((n) => n.kind === kind).map((n) => n.lang ?? '')
+    return items.some(Boolean) ? joinList(items) : ''
+  }
   const values: Record<(typeof CSV_COLUMNS)[number], string> = {
     slug: c.slug,
     name: c.name,
@@ -35,8 +40,11 @@ function csvRow(term: ExportTerm): string[] {
     nameEn: c.nameEn ?? '',
     nameKo: c.nameKo ?? '',
     preferred: notations('preferred'),
+    preferredLang: langs('preferred'),
     admitted: notations('admitted'),
+    admittedLang: langs('admitted'),
     deprecated: notations('deprecated'),
+    deprecatedLang: langs('deprecated'),
     domains: joinList(c.domains),
     categories: joinList(c.categories),
     tags: joinList(c.tags),

@@ -97,12 +97,14 @@ export async function getRevision(options: { idOrSlug: string; revision: number 
   return loadRevision(manager, termId, options.revision)
 }
 
-/** A list field shown item by item; a notation as `text (kind)`. */
+/**
+ * A list field shown item by item; a notation as `text (kind)`, or `text (kind, lang)` with a language, so a
+ * changed language shows as a changed item (issue 27: it was invisible).
+ */
+const notationItem = (n: TermNotationValue) => `${n.text} (${n.lang ? `${n.kind}, ${n.lang}` : n.kind})`
 const ITEMS: DiffKind = {
   items: (v) =>
-    ((v ?? []) as unknown[]).map((x) =>
-      typeof x === 'string' ? x : `${(x as TermNotationValue).text} (${(x as TermNotationValue).kind})`,
-    ),
+    ((v ?? []) as unknown[]).map((x) => (typeof x === 'string' ? x : notationItem(x as TermNotationValue))),
 }
 
 /** Every field of the content in display order, with how a change of it is shown. */
@@ -123,7 +125,7 @@ const FIELDS: [keyof TermContent, DiffKind][] = [
 
 /**
  * Field-by-field difference between two revisions (either order): scalars as before/after, lists as an item
- * diff (a notation is shown as `text (kind)`), definition and body as a line diff.
+ * diff (a notation is shown as `text (kind, lang)`), definition and body as a line diff.
  */
 export async function diffRevisions(options: { idOrSlug: string; from: number; to: number }): Promise<{
   termId: string

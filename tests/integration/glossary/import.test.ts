@@ -40,7 +40,7 @@ describe('GET /import/template.csv', () => {
     )
     expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf])
     expect(res.text.split(/\r\n/)[0]).toBe(
-      'slug,name,fullName,nameEn,nameKo,preferred,admitted,deprecated,domains,categories,tags,status,definition,body,note',
+      'slug,name,fullName,nameEn,nameKo,preferred,preferredLang,admitted,admittedLang,deprecated,deprecatedLang,domains,categories,tags,status,definition,body,note',
     )
     // The template's own example rows pass a dry run (the "payments" domain does not exist here: one error).
     const dry = await api('POST', '/import', key, { format: 'csv', csv: res.text, dryRun: true })

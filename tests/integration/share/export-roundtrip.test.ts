@@ -208,7 +208,14 @@ describe('GET /export/terms.csv', () => {
       })
       expect(res.status, JSON.stringify(res.json)).toBe(200)
     }
-    const run = await api('POST', '/import', editorKey, { format: 'csv', csv, wait: true })
+    // An export is the whole term, so restoring from it clears what it leaves empty (issue 27: by default an
+    // empty cell keeps the stored value).
+    const run = await api('POST', '/import', editorKey, {
+      format: 'csv',
+      csv,
+      wait: true,
+      emptyCells: 'clear',
+    })
     expect(run.status).toBe(200)
     expect(run.json).toMatchObject({ status: 'succeeded', updated: HOSTILE.length, errors: 0 })
     await readStored()

@@ -137,7 +137,7 @@ describe('GET /export/terms.csv', () => {
     expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf])
     const csv = bytes.toString('utf8')
     expect(csv.split('\r\n')[0]).toBe(
-      '\uFEFF"slug","name","fullName","nameEn","nameKo","preferred","admitted","deprecated","domains","categories","tags","status","definition","body","note"',
+      '\uFEFF"slug","name","fullName","nameEn","nameKo","preferred","preferredLang","admitted","admittedLang","deprecated","deprecatedLang","domains","categories","tags","status","definition","body","note"',
     )
     const dry = await apiCall(server.url(), 'POST', '/import', editorKey, {
       format: 'csv',
