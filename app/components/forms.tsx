@@ -6,6 +6,8 @@ import type { FormFailure } from '#app/pages/forms.server.ts'
 export function Field(props: {
   label: string
   name: string
+  /** The input's id; give one when two forms of a page share a field name (ids must be unique per page). */
+  id?: string
   type?: string
   defaultValue?: string
   error?: string
@@ -13,7 +15,7 @@ export function Field(props: {
   autoComplete?: string
   minLength?: number
 }) {
-  const id = `field-${props.name}`
+  const id = props.id ?? `field-${props.name}`
   return (
     <label htmlFor={id}>
       {props.label}

@@ -26,7 +26,15 @@ const en = {
 
 export type MessageKey = keyof typeof en
 
-const ko: Record<MessageKey, string> = {
+/**
+ * A counted noun is a family of keys `base.one`, `base.other`, … (the categories of Intl.PluralRules), each
+ * with `{count}`. A language keeps only the forms its grammar has: Korean has no plural, so only `.other`.
+ */
+type SingularKey = Extract<MessageKey, `${string}.one`>
+type BaseOf<K> = K extends `${infer Base}.other` ? Base : never
+export type CountKey = BaseOf<MessageKey>
+
+const ko: Record<Exclude<MessageKey, SingularKey>, string> = {
   ...commonKo,
   ...contentKo,
   ...identityKo,
@@ -36,10 +44,20 @@ const ko: Record<MessageKey, string> = {
   ...searchKo,
 }
 
-const MESSAGES: Record<Lang, Record<MessageKey, string>> = { en, ko }
+const MESSAGES: Record<Lang, Partial<Record<MessageKey, string>>> = { en, ko }
 
 export function translate(lang: Lang, key: MessageKey): string {
   return MESSAGES[lang][key] ?? en[key]
+}
+
+/** `count` with its noun in the language's plural form: `1 term`, `2 terms`, `용어 2개`. */
+export function translateCount(lang: Lang, base: CountKey, count: number): string {
+  const category = new Intl.PluralRules(lang).select(count)
+  const forms = MESSAGES[lang]
+  // The language's own `.other` before English: a missing form of a language must not fall back to English.
+  const template =
+    forms[`${base}.${category}` as MessageKey] ?? forms[`${base}.other` as MessageKey] ?? en[`${base}.other`]
+  return template.replace(/\{count\}/g, String(count))
 }
 
 export function isLang(value: unknown): value is Lang {

@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remi
 import { Form, Link, useActionData, useLoaderData, useNavigation, useRevalidator } from '@remix-run/react'
 import { useEffect, useRef } from 'react'
 import { FormError, IntentButton } from '#app/components/forms.tsx'
-import { fill, formatDate, termHref } from '#app/components/terms/ui.tsx'
+import { fill, formatDate, termHref, useCount } from '#app/components/terms/ui.tsx'
 import type { MessageKey } from '#app/lib/i18n.ts'
 import { formAction, invalidForm } from '#app/pages/forms.server.ts'
 import { requireUser, requireUserAction } from '#app/pages/session.server.ts'
@@ -82,6 +82,7 @@ function sourceHref(row: FailedIndexRow): string | null {
 
 export default function AdminSearchIndexPage() {
   const t = useT()
+  const count = useCount()
   const data = useLoaderData<typeof loader>()
   const { failed, of } = data
   const answer = useActionData<typeof action>()
@@ -168,9 +169,9 @@ export default function AdminSearchIndexPage() {
       {result && 'reindex' in result ? (
         <p role="status" className="notice" data-testid="index-action-result">
           {fill(t('searchIndex.reindexed'), {
-            terms: result.reindex.queued,
-            wiki: result.reindex.queuedWikiPages,
-            meetings: result.reindex.queuedMeetings,
+            terms: count('count.term', result.reindex.queued),
+            wiki: count('count.wikiPage', result.reindex.queuedWikiPages),
+            meetings: count('count.meeting', result.reindex.queuedMeetings),
           })}
         </p>
       ) : null}

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import { Field, FormError } from '#app/components/forms.tsx'
-import { fill } from '#app/components/terms/ui.tsx'
+import { fill, useCount } from '#app/components/terms/ui.tsx'
 import type { MessageKey } from '#app/lib/i18n.ts'
 import { formAction, invalidForm, parseForm, type FormFailure } from '#app/pages/forms.server.ts'
 import { clientOfPage, requireUser, requireUserAction } from '#app/pages/session.server.ts'
@@ -325,6 +325,7 @@ function HeaderRows(props: {
 
 export default function AdminSearchSettingsPage() {
   const t = useT()
+  const count = useCount()
   const { config } = useLoaderData<typeof loader>()
   const result = useActionData<typeof action>()
   const busy = useNavigation().state !== 'idle'
@@ -355,8 +356,11 @@ export default function AdminSearchSettingsPage() {
       ) : null}
       <p data-testid="search-state">
         {t(config.enabled ? 'searchSettings.stateOn' : 'searchSettings.stateOff')} ·{' '}
-        {fill(t('searchSettings.indexed'), { indexed: config.indexedTerms, total: config.totalTerms })} ·{' '}
-        <Link to="/admin/search-index">{t('nav.searchIndex')}</Link>
+        {fill(t('searchSettings.indexed'), {
+          indexed: config.indexedTerms,
+          terms: count('count.term', config.totalTerms),
+        })}{' '}
+        · <Link to="/admin/search-index">{t('nav.searchIndex')}</Link>
       </p>
 
       <Form method="post" className="stack" key={formKey}>

@@ -116,7 +116,7 @@ export default function AdminSsoPage() {
       <h1>{t('sso.title')}</h1>
       <Form method="post" className="stack" key={formKey}>
         <FormError result={result} />
-        <label>
+        <label className="inline-check">
           <input type="checkbox" name="passwordLoginEnabled" defaultChecked={shown.passwordLoginEnabled} />{' '}
           {t('sso.passwordLogin')}
         </label>
@@ -186,7 +186,7 @@ export default function AdminSsoPage() {
           error={errorOf('clientSecret')}
         />
         {shown.hasClientSecret ? (
-          <label>
+          <label className="inline-check">
             <input type="checkbox" name="deleteClientSecret" /> {t('sso.clientSecretDelete')} (
             {t('sso.clientSecretStored')})
           </label>
@@ -215,7 +215,7 @@ export default function AdminSsoPage() {
           defaultValue={shown.adminGroups.join(', ')}
           error={errorOf('adminGroups')}
         />
-        <label>
+        <label className="inline-check">
           <input type="checkbox" name="autoCreate" defaultChecked={shown.autoCreate} /> {t('sso.autoCreate')}
         </label>
         <button type="submit" name="intent" value="save">

@@ -2,7 +2,8 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remi
 import { Form, Link, useActionData, useNavigation } from '@remix-run/react'
 import { fieldError, FormError } from '#app/components/forms.tsx'
 import { HighlightedText } from '#app/components/terms/highlight.tsx'
-import { fill, KindBadge, termHref } from '#app/components/terms/ui.tsx'
+import { checkSummary } from '#app/components/terms/check-summary.ts'
+import { KindBadge, termHref, useLang } from '#app/components/terms/ui.tsx'
 import type { MessageKey } from '#app/lib/i18n.ts'
 import { formAction, invalidForm, parseForm } from '#app/pages/forms.server.ts'
 import { requireUser, requireUserAction } from '#app/pages/session.server.ts'
@@ -43,6 +44,7 @@ export async function action({ request }: ActionFunctionArgs) {
 
 export default function CheckPage() {
   const t = useT()
+  const lang = useLang()
   const result = useActionData<typeof action>()
   const busy = useNavigation().state !== 'idle'
   const done = result && result.ok ? result : undefined
@@ -80,13 +82,7 @@ export default function CheckPage() {
         <>
           <h2>{t('check.result')}</h2>
           <p role="status" className="summary">
-            {fill(t('check.summary'), {
-              total: done.summary.occurrences,
-              error: done.summary.error,
-              warning: done.summary.warning,
-              info: done.summary.info,
-              terms: done.summary.terms,
-            })}
+            {checkSummary(lang, done.occurrences, done.summary.terms)}
           </p>
           <p className="legend small">
             <mark className="finding kind-deprecated">{t('kind.deprecated')}</mark>{' '}

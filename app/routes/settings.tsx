@@ -148,6 +148,7 @@ export default function SettingsPage() {
           <FormError result={resultFor('create-key')} />
           <Field
             label={t('settings.keyName')}
+            id="field-key-name"
             name="name"
             required
             error={fieldError(resultFor('create-key'), 'name')}

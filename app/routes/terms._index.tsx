@@ -8,6 +8,7 @@ import {
   KindBadge,
   StatusBadge,
   termHref,
+  useCount,
   useLang,
 } from '#app/components/terms/ui.tsx'
 import { Pager } from '#app/components/pager.tsx'
@@ -51,6 +52,7 @@ const SEARCH_DELAY_MS = 250
 export default function TermsPage() {
   const t = useT()
   const lang = useLang()
+  const count = useCount()
   const user = useOptionalUser()
   const { items, total, page, pageSize, domains, categories, statuses, share } =
     useLoaderData<typeof loader>()
@@ -150,7 +152,7 @@ export default function TermsPage() {
 
       <ShareBuilder key={JSON.stringify(share.options.filters)} data={share} />
       <p id="terms-count" className="muted" aria-live="polite">
-        {searching ? t('terms.searching') : fill(t('terms.count'), { total })}
+        {searching ? t('terms.searching') : count('count.term', total)}
       </p>
       {items.length === 0 ? (
         <p className="muted">{t('terms.none')}</p>

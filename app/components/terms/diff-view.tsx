@@ -1,3 +1,4 @@
+import { diffArrays } from 'diff'
 import type { MessageKey } from '#app/lib/i18n.ts'
 import { useT } from '#app/root.tsx'
 
@@ -16,6 +17,27 @@ function show(value: unknown): string {
   return String(value)
 }
 
+interface NotationItem {
+  text: string
+  kind: string
+  lang?: string | null
+}
+
+/**
+ * The notations' item diff with their kinds in the page's language: the service's `changes` name the kind by
+ * its API value (`API (preferred, en)`), so the page diffs the notations themselves (`before`/`after`), in
+ * the same shape: `text (kind, lang)`.
+ */
+function notationChanges(f: FieldDiffView, t: (key: MessageKey) => string): FieldDiffView['changes'] {
+  if (!Array.isArray(f.before) || !Array.isArray(f.after)) return f.changes
+  const label = (n: NotationItem) =>
+    `${n.text} (${[t(`kind.${n.kind}` as MessageKey), n.lang].filter(Boolean).join(', ')})`
+  const items = (list: unknown[]) => (list as NotationItem[]).map(label)
+  return diffArrays(items(f.before), items(f.after)).flatMap((p) =>
+    p.value.map((value) => ({ value, added: !!p.added, removed: !!p.removed })),
+  )
+}
+
 /**
  * The changed fields of a revision diff: scalars as before → after, lists item by item, definition and
  * body line by line (removed lines struck through, added ones underlined, so the diff reads without colour).
@@ -26,28 +48,31 @@ export function DiffView({ fields }: { fields: FieldDiffView[] }) {
   if (changed.length === 0) return <p className="muted">{t('history.noChanges')}</p>
   return (
     <div className="diff" data-testid="diff">
-      {changed.map((f) => (
-        <section key={f.field} className="diff-field" data-field={f.field}>
-          <h3>{t(`term.${f.field}` as MessageKey)}</h3>
-          {f.changes ? (
-            <pre className="diff-lines">
-              {f.changes.map((c, i) =>
-                c.added ? (
-                  <ins key={i}>{lines(c.value, '+ ')}</ins>
-                ) : c.removed ? (
-                  <del key={i}>{lines(c.value, '- ')}</del>
-                ) : (
-                  <span key={i}>{lines(c.value, '  ')}</span>
-                ),
-              )}
-            </pre>
-          ) : (
-            <p>
-              <del>{show(f.before)}</del> → <ins>{show(f.after)}</ins>
-            </p>
-          )}
-        </section>
-      ))}
+      {changed.map((f) => {
+        const changes = f.field === 'notations' ? notationChanges(f, t) : f.changes
+        return (
+          <section key={f.field} className="diff-field" data-field={f.field}>
+            <h3>{t(`term.${f.field}` as MessageKey)}</h3>
+            {changes ? (
+              <pre className="diff-lines">
+                {changes.map((c, i) =>
+                  c.added ? (
+                    <ins key={i}>{lines(c.value, '+ ')}</ins>
+                  ) : c.removed ? (
+                    <del key={i}>{lines(c.value, '- ')}</del>
+                  ) : (
+                    <span key={i}>{lines(c.value, '  ')}</span>
+                  ),
+                )}
+              </pre>
+            ) : (
+              <p>
+                <del>{show(f.before)}</del> → <ins>{show(f.after)}</ins>
+              </p>
+            )}
+          </section>
+        )
+      })}
     </div>
   )
 }

@@ -1,5 +1,5 @@
 import { useRouteLoaderData } from '@remix-run/react'
-import type { MessageKey } from '#app/lib/i18n.ts'
+import { translateCount, type CountKey, type MessageKey } from '#app/lib/i18n.ts'
 import type { loader as rootLoader } from '#app/root.tsx'
 import { useT } from '#app/root.tsx'
 
@@ -10,6 +10,12 @@ export type Lang = 'en' | 'ko'
 /** The language of the page. */
 export function useLang(): Lang {
   return useRouteLoaderData<typeof rootLoader>('root')?.lang ?? 'en'
+}
+
+/** A number with its noun in the page's language and plural form (`1 term`, `2 terms`, `용어 2개`). */
+export function useCount(): (base: CountKey, count: number) => string {
+  const lang = useLang()
+  return (base, count) => translateCount(lang, base, count)
 }
 
 /** Fills `{name}` placeholders of a label. */

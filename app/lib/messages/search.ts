@@ -50,7 +50,7 @@ export const searchEn = {
     'Enter the API keys and the custom header values again (or remove them) and save. Secrets cannot be recovered without the old key.',
   'searchSettings.stateOn': 'Search is on',
   'searchSettings.stateOff': 'Search is off',
-  'searchSettings.indexed': '{indexed} of {total} terms indexed',
+  'searchSettings.indexed': '{indexed} of {terms} indexed',
   'searchSettings.enabled': 'Search by meaning is on',
   'searchSettings.chatEnabled': 'The chatbot may use search by meaning',
   'searchSettings.embedding': 'Embedding',
@@ -119,7 +119,11 @@ export const searchEn = {
   'searchIndex.reindexHint':
     'Queues every current term, published wiki page and active meeting at its latest revision; failed rows are retried too.',
   'searchIndex.reindexButton': 'Reindex',
-  'searchIndex.reindexed': 'Queued {terms} terms, {wiki} wiki pages and {meetings} meetings.',
+  'searchIndex.reindexed': 'Queued {terms}, {wiki} and {meetings}.',
+  'count.wikiPage.one': '{count} wiki page',
+  'count.wikiPage.other': '{count} wiki pages',
+  'count.meeting.one': '{count} meeting',
+  'count.meeting.other': '{count} meetings',
   'searchIndex.retried': '{n} failed rows are queued again.',
   'searchIndex.failed': 'Failed ({n})',
   'searchIndex.noFailed': 'No failed rows.',
@@ -138,7 +142,8 @@ export const searchEn = {
   'searchIndex.pending': 'Newer work of this source is already queued.',
 } as const
 
-export const searchKo: Record<keyof typeof searchEn, string> = {
+// Korean has no plural: only the `.other` form of a counted noun.
+export const searchKo: Record<Exclude<keyof typeof searchEn, `${string}.one`>, string> = {
   'nav.search': '검색',
   'nav.searchSettings': '검색·AI 설정',
   'nav.searchIndex': '검색 색인',
@@ -189,7 +194,7 @@ export const searchKo: Record<keyof typeof searchEn, string> = {
     'API 키와 사용자 지정 헤더 값을 다시 입력(또는 삭제)하고 저장하세요. 예전 키 없이는 비밀값을 되살릴 수 없습니다.',
   'searchSettings.stateOn': '검색 켜짐',
   'searchSettings.stateOff': '검색 꺼짐',
-  'searchSettings.indexed': '용어 {total}개 중 {indexed}개 색인됨',
+  'searchSettings.indexed': '{terms} 중 {indexed}개 색인됨',
   'searchSettings.enabled': '의미 검색 사용',
   'searchSettings.chatEnabled': '챗봇이 의미 검색을 사용할 수 있음',
   'searchSettings.embedding': '임베딩',
@@ -256,7 +261,9 @@ export const searchKo: Record<keyof typeof searchEn, string> = {
   'searchIndex.reindexHint':
     '현재 용어, 게시된 위키 문서, 활성 회의록을 모두 최신 리비전으로 대기열에 넣습니다. 실패한 행도 다시 시도합니다.',
   'searchIndex.reindexButton': '다시 색인',
-  'searchIndex.reindexed': '용어 {terms}개, 위키 문서 {wiki}개, 회의록 {meetings}개를 대기열에 넣었습니다.',
+  'searchIndex.reindexed': '{terms}, {wiki}, {meetings}를 대기열에 넣었습니다.',
+  'count.wikiPage.other': '위키 문서 {count}개',
+  'count.meeting.other': '회의록 {count}개',
   'searchIndex.retried': '실패한 행 {n}개를 다시 대기열에 넣었습니다.',
   'searchIndex.failed': '실패 ({n})',
   'searchIndex.noFailed': '실패한 행이 없습니다.',

@@ -1,6 +1,7 @@
 /** Labels of the shared sheet (/sheet, /embed) and of the "share this view" builder. `{name}` marks a value. */
 export const shareEn = {
   'sheet.title': 'Glossary',
+  'sheet.heading': 'Glossary sheet',
   'sheet.capNote': 'Showing {shown} of {total} terms; {more} more are not shown.',
   'sheet.fullList': 'Open the full list',
   'sheet.none': 'No term matches.',
@@ -39,6 +40,7 @@ export const shareEn = {
 
 export const shareKo: Record<keyof typeof shareEn, string> = {
   'sheet.title': '용어집',
+  'sheet.heading': '용어집 표',
   'sheet.capNote': '용어 {total}개 중 {shown}개를 보여 줍니다. {more}개는 보이지 않습니다.',
   'sheet.fullList': '전체 목록 열기',
   'sheet.none': '조건에 맞는 용어가 없습니다.',

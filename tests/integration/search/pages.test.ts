@@ -525,7 +525,9 @@ describe('/admin/search-index', () => {
     const [{ terms }] = await em().execute<{ terms: string }[]>(
       `select count(*) as terms from terms where deleted_at is null and status <> 'merged'`,
     )
-    expect(textOf(res.html)).toContain(`Queued ${terms} terms, 1 wiki pages and 1 meetings.`)
+    expect(textOf(res.html)).toContain(
+      `Queued ${Number(terms) === 1 ? '1 term' : `${terms} terms`}, 1 wiki page and 1 meeting.`,
+    )
     const total = Number(terms) + 2
     expect(bodyOf(res.html)).toMatch(new RegExp(`data-count="queued">${total}<`))
     expect(bodyOf(res.html)).toMatch(new RegExp(`<progress[^>]*value="0"[^>]*max="${total}"`))
