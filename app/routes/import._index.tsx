@@ -15,7 +15,7 @@ import {
 } from '@remix-run/react'
 import { useEffect, useState, type FormEvent } from 'react'
 import { FormError } from '#app/components/forms.tsx'
-import { fill, formatDate, termHref } from '#app/components/terms/ui.tsx'
+import { fill, formatDate, termHref, useCount } from '#app/components/terms/ui.tsx'
 import type { MessageKey } from '#app/lib/i18n.ts'
 import { readNdjson } from '#app/lib/ndjson.ts'
 import { readImportForm } from '#app/pages/import.server.ts'
@@ -72,6 +72,7 @@ const SHOWN_ROWS = 300
 
 function ReportTable({ rows, dryRun }: { rows: ReportRow[]; dryRun: boolean }) {
   const t = useT()
+  const count = useCount()
   const errors = rows.filter((r) => r.action === 'error')
   const shown = [...errors, ...rows.filter((r) => r.action !== 'error')].slice(
     0,
@@ -116,7 +117,7 @@ function ReportTable({ rows, dryRun }: { rows: ReportRow[]; dryRun: boolean }) {
       </table>
       {shown.length < rows.length ? (
         <p className="muted small">
-          {fill(t('import.moreRows'), { shown: shown.length, total: rows.length })}
+          {fill(t('import.moreRows'), { shown: shown.length, rows: count('count.row', rows.length) })}
         </p>
       ) : null}
     </>
@@ -146,9 +147,10 @@ function Counts({
   counts: { total: number; created: number; updated: number; unchanged: number; errors: number }
 }) {
   const t = useT()
+  const count = useCount()
   return (
     <p className="summary" role="status">
-      {fill(t('import.counts'), counts)}
+      {fill(t('import.counts'), { ...counts, rows: count('count.row', counts.total) })}
     </p>
   )
 }
@@ -162,6 +164,7 @@ const POLL_MS = 700
  */
 function JobProgress({ initial, streamed = false }: { initial: ImportJob; streamed?: boolean }) {
   const t = useT()
+  const count = useCount()
   const poll = useFetcher<{ job: ImportJob }>()
   const job = streamed ? initial : (poll.data?.job ?? initial)
   const running = job.status === 'running'
@@ -188,7 +191,9 @@ function JobProgress({ initial, streamed = false }: { initial: ImportJob; stream
         {job.finishedAt ? ` – ${formatDate(job.finishedAt)}` : ''}
       </p>
       <progress max={Math.max(1, job.total)} value={job.processed} aria-label={t('import.progress')} />{' '}
-      <span>{fill(t('import.processed'), { processed: job.processed, total: job.total })}</span>
+      <span>
+        {fill(t('import.processed'), { processed: job.processed, rows: count('count.row', job.total) })}
+      </span>
       {running ? (
         <noscript>
           <p>
@@ -266,6 +271,7 @@ function useStreamedApply(shownJobId: string | undefined) {
 
 function RecentJobs({ jobs }: { jobs: ImportJobSummary[] }) {
   const t = useT()
+  const count = useCount()
   return (
     <section aria-labelledby="recent-imports">
       <h2 id="recent-imports">{t('import.recent')}</h2>
@@ -288,9 +294,9 @@ function RecentJobs({ jobs }: { jobs: ImportJobSummary[] }) {
               <td>{t(`import.job.${j.status}` as MessageKey)}</td>
               <td className="small">
                 {j.status === 'running'
-                  ? fill(t('import.processed'), { processed: j.processed, total: j.total })
+                  ? fill(t('import.processed'), { processed: j.processed, rows: count('count.row', j.total) })
                   : fill(t('import.counts'), {
-                      total: j.total,
+                      rows: count('count.row', j.total),
                       created: j.created,
                       updated: j.updated,
                       unchanged: j.unchanged,
@@ -307,6 +313,7 @@ function RecentJobs({ jobs }: { jobs: ImportJobSummary[] }) {
 
 export default function ImportPage() {
   const t = useT()
+  const count = useCount()
   const { job, recent, maxBytes, maxRows } = useLoaderData<typeof loader>()
   const result = useActionData<typeof action>()
   const streamedApply = useStreamedApply(job?.id)
@@ -395,7 +402,7 @@ export default function ImportPage() {
               <p className="error">{t('import.fixErrors')}</p>
             ) : (
               <button type="submit" disabled={busy}>
-                {fill(t('import.apply'), { total: report.report.total })}
+                {fill(t('import.apply'), { rows: count('count.row', report.report.total) })}
               </button>
             )}
           </Form>

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import * as ssoPage from '#app/routes/admin.sso.tsx'
 import * as checkPage from '#app/routes/check.tsx'
+import * as importPage from '#app/routes/import._index.tsx'
 import * as settingsPage from '#app/routes/settings.tsx'
 import * as sheetPage from '#app/routes/sheet.tsx'
 import * as historyPage from '#app/routes/terms.$slug.history.tsx'
@@ -23,6 +24,7 @@ useTestDb()
 
 const pages = usePageServer({
   'routes/check': { path: 'check', module: checkPage },
+  'routes/import._index': { path: 'import', module: importPage },
   'routes/terms._index': { path: 'terms', module: termsPage },
   'routes/terms.$slug.history': { path: 'terms/:slug/history', module: historyPage },
   'routes/settings': { path: 'settings', module: settingsPage },
@@ -155,5 +157,22 @@ describe('/admin/sso', () => {
     expect(boxes.length).toBeGreaterThanOrEqual(2)
     const besideLabels = page.html.match(/<label class="inline-check"><input type="checkbox"/g) ?? []
     expect(besideLabels.length).toBe(boxes.length)
+  })
+})
+
+describe('/import dry run', () => {
+  it('counts one row as one row, in English and Korean', async () => {
+    const content = 'slug,name\none-row,One row term'
+    const english = textOf(
+      (await pages.post('/import', { content, format: 'csv', intent: 'dry-run' }, en)).html,
+    )
+    expect(english).toContain('1 row: 1 new, 0 updated, 0 unchanged, 0 with errors.')
+    expect(english).toContain('Import 1 row')
+    expect(english).not.toContain('1 rows')
+    const korean = textOf(
+      (await pages.post('/import', { content, format: 'csv', intent: 'dry-run' }, ko)).html,
+    )
+    expect(korean).toContain('1행: 새 용어 1, 수정 0, 변경 없음 0, 오류 0.')
+    expect(korean).toContain('1행 가져오기')
   })
 })
