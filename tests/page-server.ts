@@ -131,3 +131,12 @@ export function usePageServer(routes: Record<string, PageRoute>) {
       }),
   }
 }
+
+/** The text of a page without tags, whitespace folded: what a reader sees. */
+export function pageText(html: string): string {
+  return html
+    .replace(/<script[\s\S]*?<\/script>/g, '')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&#x27;/g, "'")
+    .replace(/\s+/g, ' ')
+}

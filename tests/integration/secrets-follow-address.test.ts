@@ -6,7 +6,7 @@ import * as ssoPage from '#app/routes/admin.sso.tsx'
 import { em } from '#db/orm.ts'
 import { createUser, type TestUser } from '#tests/factories.ts'
 import { dispatch, type Json } from '#tests/http.ts'
-import { usePageServer } from '#tests/page-server.ts'
+import { usePageServer, pageText } from '#tests/page-server.ts'
 import { startStandIn, type StandIn } from '#tests/provider-stand-in.ts'
 import { useTestDb } from '#tests/setup/db.ts'
 
@@ -280,12 +280,7 @@ describe('SSO settings: a changed identity-provider address clears the stored cl
 })
 
 describe('the settings pages say which secrets were cleared', () => {
-  const textOf = (html: string) =>
-    html
-      .replace(/<script[\s\S]*?<\/script>/g, '')
-      .replace(/<[^>]+>/g, ' ')
-      .replace(/&#x27;/g, "'")
-      .replace(/\s+/g, ' ')
+  const textOf = pageText
 
   it('/admin/search-settings: saving a new base URL without the key', async () => {
     await configureA()

@@ -10,7 +10,7 @@ import { UpdateTermSchema } from '#app/schemas/terms.ts'
 import { updateTerm } from '#app/services/terms/write.server.ts'
 import { matcherCache } from '#app/services/validation/matcher-cache.server.ts'
 import { createTerm, createUser, type TestUser } from '#tests/factories.ts'
-import { usePageServer } from '#tests/page-server.ts'
+import { pageText, usePageServer } from '#tests/page-server.ts'
 import { useTestDb } from '#tests/setup/db.ts'
 
 useTestDb()
@@ -36,13 +36,7 @@ let admin: TestUser
 let en: Record<string, string>
 let ko: Record<string, string>
 
-/** The text of the page without tags, whitespace folded (what a reader sees). */
-const textOf = (html: string) =>
-  html
-    .replace(/<script[\s\S]*?<\/script>/g, '')
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/&#x27;/g, "'")
-    .replace(/\s+/g, ' ')
+const textOf = pageText
 
 beforeAll(async () => {
   admin = await createUser({ role: 'admin' })
