@@ -282,7 +282,8 @@ describe('glossary pages in Chromium', () => {
       const report = page.getByTestId('import-report')
       await report.waitFor()
       expect(await page.getByText('2 rows: 1 new, 0 updated, 0 unchanged, 1 with errors.').count()).toBe(1)
-      expect(await report.locator('tr[data-action="error"] td').last().innerText()).toContain('name')
+      // The row's reason (the column before "Changes") names the field.
+      expect(await report.locator('tr[data-action="error"] td').nth(4).innerText()).toContain('name')
       expect(await page.getByRole('button', { name: /^Import \d+ rows?$/ }).count()).toBe(0)
 
       // A good file: dry run, then apply; the job's progress is polled until it finishes.
