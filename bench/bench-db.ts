@@ -1,4 +1,5 @@
 import crypto from 'node:crypto'
+import type { TermContent } from '../app/services/terms/content.server.ts'
 
 /**
  * A migrated database with one admin agent and its API key, as the HTTP benchmarks need: in memory, or on
@@ -39,38 +40,49 @@ export interface BenchTerm {
  * writer, as an import does, without the import's checks (the benchmarks' data is made valid).
  */
 export async function insertBenchTerms(terms: readonly BenchTerm[], userId: string): Promise<void> {
+  await insertTermContents(
+    terms.map((term, i) => ({
+      slug: `t-${i}`,
+      name: term.name,
+      fullName: null,
+      nameEn: null,
+      nameKo: null,
+      notations: term.notations,
+      domains: [],
+      categories: [],
+      tags: [],
+      status: 'active' as const,
+      definition: term.definition,
+      body: '',
+    })),
+    userId,
+  )
+}
+
+/**
+ * Writes whole term contents as new terms (revision 1, by `userId`) in one transaction through the term store's
+ * bulk writer; answers their ids in order.
+ */
+export async function insertTermContents(
+  contents: readonly TermContent[],
+  userId: string,
+): Promise<string[]> {
   const { em } = await import('../db/orm.ts')
   const { contentHash } = await import('../app/services/terms/content.server.ts')
   const { bumpGlossaryVersion, loadClassificationIds, writeTerms } =
     await import('../app/services/terms/store.server.ts')
+  const writes = contents.map((content) => ({
+    id: crypto.randomUUID(),
+    isNew: true,
+    revision: 1,
+    content,
+    hash: contentHash(content),
+    note: '',
+    authorId: userId,
+  }))
   await em().transactional(async (tx) => {
     const version = await bumpGlossaryVersion(tx)
-    const ids = await loadClassificationIds(tx)
-    const writes = terms.map((term, i) => {
-      const content = {
-        slug: `t-${i}`,
-        name: term.name,
-        fullName: null,
-        nameEn: null,
-        nameKo: null,
-        notations: term.notations,
-        domains: [],
-        categories: [],
-        tags: [],
-        status: 'active' as const,
-        definition: term.definition,
-        body: '',
-      }
-      return {
-        id: crypto.randomUUID(),
-        isNew: true,
-        revision: 1,
-        content,
-        hash: contentHash(content),
-        note: '',
-        authorId: userId,
-      }
-    })
-    await writeTerms(tx, writes, ids, version)
+    await writeTerms(tx, writes, await loadClassificationIds(tx), version)
   })
+  return writes.map((w) => w.id)
 }

@@ -27,7 +27,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { parseConfig, setConfig } from '../app/lib/config.server.ts'
-import { openBenchDatabase } from './bench-db.ts'
+import { insertTermContents, openBenchDatabase } from './bench-db.ts'
 import { benchEnv, percentile, prng, syntheticTerm, syntheticWords } from './support.ts'
 
 const config = parseConfig(benchEnv({ GLOSSARY_DATA_DIR: '/tmp/glossary-bench' }))
@@ -57,9 +57,6 @@ const content = (i: number) => syntheticTerm(i, words)
 
 const { userId } = await openBenchDatabase()
 const { em } = await import('../db/orm.ts')
-const { contentHash } = await import('../app/services/terms/content.server.ts')
-const { bumpGlossaryVersion, loadClassificationIds, writeTerms } =
-  await import('../app/services/terms/store.server.ts')
 const { issueApiKey } = await import('../app/services/auth/api-keys.server.ts')
 const { createHttpApp } = await import('../app/server/http.server.ts')
 const { stopCompileWorker } = await import('../app/services/matching/compile-worker.ts')
@@ -92,23 +89,10 @@ let inserted = 0
 async function insertUpTo(n: number): Promise<void> {
   for (; inserted < n;) {
     const size = Math.min(5_000, n - inserted)
-    await em().transactional(async (tx) => {
-      const version = await bumpGlossaryVersion(tx)
-      const classification = await loadClassificationIds(tx)
-      const writes = Array.from({ length: size }, (_, k) => {
-        const c = content(inserted + k)
-        return {
-          id: crypto.randomUUID(),
-          isNew: true,
-          revision: 1,
-          content: c,
-          hash: contentHash(c),
-          note: '',
-          authorId: userId,
-        }
-      })
-      await writeTerms(tx, writes, classification, version)
-    })
+    await insertTermContents(
+      Array.from({ length: size }, (_, k) => content(inserted + k)),
+      userId,
+    )
     inserted += size
   }
 }

@@ -12,7 +12,6 @@
  * No assertions: figures for docs/decisions/019-sharing.md.
  */
 import { spawn } from 'node:child_process'
-import crypto from 'node:crypto'
 import fs from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import os from 'node:os'
@@ -21,7 +20,7 @@ import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { parseConfig, setConfig } from '../app/lib/config.server.ts'
 import { EXPORT_FORMATS, SHEET_COLUMNS } from '../domain/share.ts'
-import { openBenchDatabase } from './bench-db.ts'
+import { insertTermContents, openBenchDatabase } from './bench-db.ts'
 import { benchEnv, percentile, prng, syntheticTerm, syntheticWords } from './support.ts'
 
 setConfig(parseConfig(benchEnv({ GLOSSARY_DATA_DIR: '/tmp/glossary-bench' })))
@@ -126,9 +125,6 @@ async function sheetBenchmark(): Promise<void> {
 async function exportBenchmark(): Promise<void> {
   const { userId, auth } = await openBenchDatabase()
   const { em } = await import('../db/orm.ts')
-  const { contentHash } = await import('../app/services/terms/content.server.ts')
-  const { bumpGlossaryVersion, loadClassificationIds, writeTerms } =
-    await import('../app/services/terms/store.server.ts')
   const { createHttpApp } = await import('../app/server/http.server.ts')
   const { stopCompileWorker } = await import('../app/services/matching/compile-worker.ts')
   await em().execute(
@@ -141,25 +137,8 @@ async function exportBenchmark(): Promise<void> {
   const insertUpTo = async (n: number) => {
     for (; inserted < n;) {
       const size = Math.min(5_000, n - inserted)
-      await em().transactional(async (tx) => {
-        const version = await bumpGlossaryVersion(tx)
-        const classification = await loadClassificationIds(tx)
-        const writes = Array.from({ length: size }, (_, k) => {
-          const c = content(inserted + k)
-          const id = crypto.randomUUID()
-          ids.push(id)
-          return {
-            id,
-            isNew: true,
-            revision: 1,
-            content: c,
-            hash: contentHash(c),
-            note: '',
-            authorId: userId,
-          }
-        })
-        await writeTerms(tx, writes, classification, version)
-      })
+      const contents = Array.from({ length: size }, (_, k) => content(inserted + k))
+      ids.push(...(await insertTermContents(contents, userId)))
       inserted += size
     }
     // An approved relation for every tenth term (is_a to the previous one), for SKOS broader/narrower.
