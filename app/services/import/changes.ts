@@ -1,5 +1,5 @@
 import { CHANGE_TEXT_MAX, type FieldChange } from '#app/schemas/import.ts'
-import type { TermContent, TermNotationValue } from '#app/services/terms/content.server.ts'
+import { notationLabel, type TermContent } from '#app/services/terms/content.server.ts'
 
 /**
  * The fields an import row changes, before and after, for the dry run's report (issue 27: "updated" alone
@@ -22,11 +22,9 @@ const FIELDS = [
   'body',
 ] as const satisfies readonly (keyof TermContent)[]
 
-const notationText = (n: TermNotationValue) => `${n.text} (${n.lang ? `${n.kind}, ${n.lang}` : n.kind})`
-
 function shown(value: TermContent[(typeof FIELDS)[number]]): string | null {
   const text = Array.isArray(value)
-    ? value.map((v) => (typeof v === 'string' ? v : notationText(v))).join('; ')
+    ? value.map((v) => (typeof v === 'string' ? v : notationLabel(v))).join('; ')
     : (value ?? '')
   if (text === '') return null
   if (text.length <= CHANGE_TEXT_MAX) return text

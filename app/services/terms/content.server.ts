@@ -14,6 +14,13 @@ export interface TermNotationValue {
   lang: string | null
 }
 
+/**
+ * A notation as one line of text, `text (kind)` or `text (kind, lang)`, where revisions and import reports list
+ * notations (a changed language shows as a changed item).
+ */
+export const notationLabel = (n: TermNotationValue): string =>
+  `${n.text} (${n.lang ? `${n.kind}, ${n.lang}` : n.kind})`
+
 export interface TermContent {
   slug: string
   name: string

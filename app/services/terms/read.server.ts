@@ -4,7 +4,7 @@ import { normalizeKey } from '#app/services/matching/normalize.ts'
 import { diffField, type DiffKind, type FieldDiff } from '#app/services/revision-diff.server.ts'
 import type { ListTermsQuery } from '#app/schemas/terms.ts'
 import { em } from '#db/orm.ts'
-import type { TermContent, TermNotationValue } from './content.server.ts'
+import { notationLabel, type TermContent, type TermNotationValue } from './content.server.ts'
 import {
   loadTermDtos,
   resolveTermId,
@@ -97,14 +97,10 @@ export async function getRevision(options: { idOrSlug: string; revision: number 
   return loadRevision(manager, termId, options.revision)
 }
 
-/**
- * A list field shown item by item; a notation as `text (kind)`, or `text (kind, lang)` with a language, so a
- * changed language shows as a changed item (issue 27: it was invisible).
- */
-const notationItem = (n: TermNotationValue) => `${n.text} (${n.lang ? `${n.kind}, ${n.lang}` : n.kind})`
+/** A list field shown item by item; a notation by `notationLabel` (its language too: issue 27). */
 const ITEMS: DiffKind = {
   items: (v) =>
-    ((v ?? []) as unknown[]).map((x) => (typeof x === 'string' ? x : notationItem(x as TermNotationValue))),
+    ((v ?? []) as unknown[]).map((x) => (typeof x === 'string' ? x : notationLabel(x as TermNotationValue))),
 }
 
 /** Every field of the content in display order, with how a change of it is shown. */
