@@ -1,4 +1,4 @@
-import type { LinksFunction, LoaderFunctionArgs } from '@remix-run/node'
+import { data, type LinksFunction, type LoaderFunctionArgs } from '@remix-run/node'
 import {
   Form,
   isRouteErrorResponse,
@@ -13,19 +13,30 @@ import {
   useRouteError,
   useRouteLoaderData,
 } from '@remix-run/react'
+import { FlashMessage } from './components/flash-message.tsx'
 import { useNonce } from './components/nonce.tsx'
-import { detectLang, LANG_COOKIE, translate, type Lang, type MessageKey } from './lib/i18n.ts'
+import { detectLang, fill, LANG_COOKIE, translate, type Lang, type MessageKey } from './lib/i18n.ts'
+import { takeFlash } from '#app/lib/flash.server.ts'
 import { readCookie } from '#app/lib/cookies.server.ts'
 import { getSessionActor } from '#app/pages/session.server.ts'
 import { getPasswordLoginEnabled } from '#app/services/settings/settings.server.ts'
 import stylesheet from './styles/app.css?url'
+import homeStyles from './styles/home.css?url'
+import pickerStyles from './styles/picker.css?url'
+import siteStyles from './styles/site.css?url'
+import tableStyles from './styles/table.css?url'
 
 export const links: LinksFunction = () => [
+  // app.css holds the tokens and base elements; the others one part each (decision 025).
   { rel: 'stylesheet', href: stylesheet },
+  { rel: 'stylesheet', href: siteStyles },
+  { rel: 'stylesheet', href: tableStyles },
+  { rel: 'stylesheet', href: pickerStyles },
+  { rel: 'stylesheet', href: homeStyles },
   { rel: 'icon', href: '/favicon.svg', type: 'image/svg+xml' },
 ]
 
-export async function loader({ request }: LoaderFunctionArgs) {
+export async function loader({ request, context }: LoaderFunctionArgs) {
   const actor = await getSessionActor(request)
   const user = actor
     ? { id: actor.user.id, name: actor.user.name, email: actor.user.email, role: actor.user.role }
@@ -36,7 +47,12 @@ export async function loader({ request }: LoaderFunctionArgs) {
     readCookie(request.headers.get('cookie'), LANG_COOKIE),
     request.headers.get('accept-language'),
   )
-  return { lang, user, registerOpen }
+  // The last action's confirmation, shown once: its cookie is removed by this same answer.
+  const { flash, clearLine } = takeFlash(request, context)
+  return data(
+    { lang, user, registerOpen, flash },
+    clearLine ? { headers: { 'Set-Cookie': clearLine } } : undefined,
+  )
 }
 
 /** The signed-in user of the page (null for visitors), for navigation and role-aware controls. */
@@ -139,10 +155,15 @@ function Header() {
 export default function App() {
   // A page made to live in other sites' frames (`/embed`) declares `handle.bare`: no header, no navigation.
   const bare = useMatches().some((m) => (m.handle as { bare?: boolean } | undefined)?.bare)
+  const { flash } = useLoaderData<typeof loader>()
+  const t = useT()
   return (
     <>
       {bare ? null : <Header />}
       <main className={bare ? 'bare' : undefined}>
+        {flash && !bare ? (
+          <FlashMessage flash={flash} text={fill(t(flash.message), flash.values ?? {})} />
+        ) : null}
         <Outlet />
       </main>
     </>

@@ -3,6 +3,12 @@
  * Shared by server and browser, so it holds no secrets and reads no environment.
  */
 import { commonEn, commonKo } from './messages/common.ts'
+import { siteEn, siteKo } from './messages/site.ts'
+import { homeEn, homeKo } from './messages/home.ts'
+import { classificationEn, classificationKo } from './messages/classification.ts'
+import { pickerEn, pickerKo } from './messages/picker.ts'
+import { adminEn, adminKo } from './messages/admin.ts'
+import { fieldsEn, fieldsKo } from './messages/fields.ts'
 import { contentEn, contentKo } from './messages/content.ts'
 import { identityEn, identityKo } from './messages/identity.ts'
 import { searchEn, searchKo } from './messages/search.ts'
@@ -22,6 +28,12 @@ const en = {
   ...termsEn,
   ...shareEn,
   ...searchEn,
+  ...siteEn,
+  ...homeEn,
+  ...classificationEn,
+  ...pickerEn,
+  ...adminEn,
+  ...fieldsEn,
 } as const
 
 export type MessageKey = keyof typeof en
@@ -42,6 +54,12 @@ const ko: Record<Exclude<MessageKey, SingularKey>, string> = {
   ...termsKo,
   ...shareKo,
   ...searchKo,
+  ...siteKo,
+  ...homeKo,
+  ...classificationKo,
+  ...pickerKo,
+  ...adminKo,
+  ...fieldsKo,
 }
 
 const MESSAGES: Record<Lang, Partial<Record<MessageKey, string>>> = { en, ko }
@@ -58,6 +76,16 @@ export function translateCount(lang: Lang, base: CountKey, count: number): strin
   const template =
     forms[`${base}.${category}` as MessageKey] ?? forms[`${base}.other` as MessageKey] ?? en[`${base}.other`]
   return template.replace(/\{count\}/g, String(count))
+}
+
+/** Fills `{name}` placeholders of a label; a placeholder with no value stays as written. */
+export function fill(template: string, vars: Readonly<Record<string, string | number>>): string {
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in vars ? String(vars[name]) : whole))
+}
+
+/** Whether `key` names a label (for keys that arrive from outside the code, such as a flash cookie's). */
+export function isMessageKey(key: unknown): key is MessageKey {
+  return typeof key === 'string' && Object.hasOwn(en, key)
 }
 
 export function isLang(value: unknown): value is Lang {

@@ -1,3 +1,4 @@
+import { fill } from '#app/lib/i18n.ts'
 import {
   redirect,
   type ActionFunctionArgs,
@@ -5,7 +6,6 @@ import {
   type MetaFunction,
 } from '@remix-run/node'
 import { Form, Link, useLoaderData } from '@remix-run/react'
-import { fill } from '#app/components/terms/ui.tsx'
 import { PASSAGE_ANCHOR, readPassage } from '#app/lib/passage.ts'
 import { orErrorPage } from '#app/pages/forms.server.ts'
 import { requireUser, requireUserAction } from '#app/pages/session.server.ts'

@@ -5,6 +5,7 @@ import {
   type MetaFunction,
 } from '@remix-run/node'
 import { useActionData } from '@remix-run/react'
+import { redirectWithFlash } from '#app/lib/flash.server.ts'
 import { SignUpForm } from '#app/components/sign-up-form.tsx'
 import { formAction, invalidForm, parseForm } from '#app/pages/forms.server.ts'
 import { clientOfPage, isHttpsPage, requireSameOrigin } from '#app/pages/session.server.ts'
@@ -27,7 +28,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (!parsed.ok) return invalidForm(parsed)
   return formAction(async () => {
     const { token } = await setupFirstAdmin({ ...parsed.data, client: clientOfPage(request, context) })
-    return redirect('/', {
+    return redirectWithFlash('/', { kind: 'success', message: 'flash.setupDone' }, context, {
       headers: { 'Set-Cookie': sessionCookie(token, { secure: isHttpsPage(context) }) },
     })
   })

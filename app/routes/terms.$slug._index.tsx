@@ -10,14 +10,13 @@ import { FormError } from '#app/components/forms.tsx'
 import { loadTermLinks, loadTermOr404 } from '#app/pages/term-page.server.ts'
 import {
   className,
-  fill,
   formatDate,
   KindBadge,
   StatusBadge,
   termHref,
   useLang,
 } from '#app/components/terms/ui.tsx'
-import type { MessageKey } from '#app/lib/i18n.ts'
+import { fill, type MessageKey } from '#app/lib/i18n.ts'
 import { formAction, invalidForm, parseForm } from '#app/pages/forms.server.ts'
 import { requireUser, requireUserAction } from '#app/pages/session.server.ts'
 import { useOptionalUser, useT } from '#app/root.tsx'

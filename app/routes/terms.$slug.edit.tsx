@@ -1,3 +1,4 @@
+import { fill } from '#app/lib/i18n.ts'
 import { useState } from 'react'
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { redirect } from '@remix-run/node'
@@ -6,7 +7,7 @@ import { valuesOfTerm, type EditorResult } from '#app/components/terms/editor-va
 import { termEditorAction } from '#app/pages/term-editor.server.ts'
 import { loadTermOr404 } from '#app/pages/term-page.server.ts'
 import { TermEditor } from '#app/components/terms/term-editor.tsx'
-import { fill, termHref } from '#app/components/terms/ui.tsx'
+import { termHref } from '#app/components/terms/ui.tsx'
 import { requireUser } from '#app/pages/session.server.ts'
 import { useT } from '#app/root.tsx'
 import { ATTACHMENT_MAX_BYTES } from '#app/services/attachments/attachments.server.ts'

@@ -3,7 +3,6 @@ import { Form, Link, useLoaderData, useNavigation, useSearchParams, useSubmit } 
 import { useEffect, useRef } from 'react'
 import {
   className,
-  fill,
   formatDate,
   KindBadge,
   StatusBadge,
@@ -14,7 +13,7 @@ import {
 import { Pager } from '#app/components/pager.tsx'
 import { ShareBuilder } from '#app/components/share/share-builder.tsx'
 import { shareBuilderData } from '#app/pages/share.server.ts'
-import type { MessageKey } from '#app/lib/i18n.ts'
+import { fill, type MessageKey } from '#app/lib/i18n.ts'
 import { requireUser } from '#app/pages/session.server.ts'
 import { useOptionalUser, useT } from '#app/root.tsx'
 import { ListTermsQuerySchema } from '#app/schemas/terms.ts'

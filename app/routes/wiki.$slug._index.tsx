@@ -1,7 +1,6 @@
 import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { Link, useLoaderData } from '@remix-run/react'
-import { fill } from '#app/components/terms/ui.tsx'
-import type { MessageKey } from '#app/lib/i18n.ts'
+import { fill, type MessageKey } from '#app/lib/i18n.ts'
 import { askedPassage, passageFor } from '#app/lib/passage.ts'
 import { orErrorPage } from '#app/pages/forms.server.ts'
 import { requireUser } from '#app/pages/session.server.ts'

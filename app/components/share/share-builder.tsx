@@ -1,7 +1,6 @@
 import { Form } from '@remix-run/react'
 import { useState } from 'react'
-import { fill } from '#app/components/terms/ui.tsx'
-import type { MessageKey } from '#app/lib/i18n.ts'
+import { fill, type MessageKey } from '#app/lib/i18n.ts'
 import { embedSnippet, sheetQueryString, type SheetLinkOptions } from '#app/lib/share-links.ts'
 import { useT } from '#app/root.tsx'
 import { SHEET_COLUMNS, SHEET_MAX_ROWS, type SheetColumn } from '#domain/share.ts'

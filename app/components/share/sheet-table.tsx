@@ -1,14 +1,13 @@
 import type { SerializeFrom } from '@remix-run/node'
 import {
   className,
-  fill,
   formatDate,
   KindBadge,
   StatusBadge,
   termHref,
   useLang,
 } from '#app/components/terms/ui.tsx'
-import type { MessageKey } from '#app/lib/i18n.ts'
+import { fill, type MessageKey } from '#app/lib/i18n.ts'
 import { useT } from '#app/root.tsx'
 import type { SheetColumn } from '#domain/share.ts'
 import type { sheetLoader } from '#app/pages/share.server.ts'

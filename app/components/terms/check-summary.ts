@@ -1,4 +1,4 @@
-import { translate, translateCount, type Lang } from '#app/lib/i18n.ts'
+import { fill, translate, translateCount, type Lang } from '#app/lib/i18n.ts'
 import { FINDING_VALUES, type Finding } from '#app/schemas/validation.ts'
 
 /**
@@ -22,5 +22,5 @@ export function checkSummary(
     kinds: kinds.join(', '),
     terms: translateCount(lang, 'count.term', terms),
   }
-  return template.replace(/\{(\w+)\}/g, (whole, name: string) => vars[name] ?? whole)
+  return fill(template, vars)
 }

@@ -1,9 +1,9 @@
 import { useEffect, useRef, useState } from 'react'
 import { Form, Link, useFetcher, useNavigation } from '@remix-run/react'
-import type { MessageKey } from '#app/lib/i18n.ts'
+import { fill, type MessageKey } from '#app/lib/i18n.ts'
 import { useT } from '#app/root.tsx'
 import { EMPTY_NOTATION, type EditorResult, type EditorValues, type NotationRow } from './editor-values.ts'
-import { className, fill, formatDate, termHref, useLang, type ClassItem } from './ui.tsx'
+import { className, formatDate, termHref, useLang, type ClassItem } from './ui.tsx'
 import { NOTATION_KINDS } from '#domain/terms.ts'
 
 let rowCounter = 0

@@ -18,11 +18,6 @@ export function useCount(): (base: CountKey, count: number) => string {
   return (base, count) => translateCount(lang, base, count)
 }
 
-/** Fills `{name}` placeholders of a label. */
-export function fill(template: string, vars: Record<string, string | number>): string {
-  return template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in vars ? String(vars[name]) : whole))
-}
-
 /** A time as `YYYY-MM-DD HH:MM` (UTC), the same on server and browser. */
 export function formatDate(iso: string | null | undefined): string {
   return iso ? `${new Date(iso).toISOString().slice(0, 16).replace('T', ' ')} UTC` : '—'
