@@ -21,6 +21,7 @@ import { readCookie } from '#app/lib/cookies.server.ts'
 import { getSessionActor } from '#app/pages/session.server.ts'
 import { getPasswordLoginEnabled } from '#app/services/settings/settings.server.ts'
 import stylesheet from './styles/app.css?url'
+import adminStyles from './styles/admin.css?url'
 import homeStyles from './styles/home.css?url'
 import pickerStyles from './styles/picker.css?url'
 import siteStyles from './styles/site.css?url'
@@ -33,6 +34,7 @@ export const links: LinksFunction = () => [
   { rel: 'stylesheet', href: tableStyles },
   { rel: 'stylesheet', href: pickerStyles },
   { rel: 'stylesheet', href: homeStyles },
+  { rel: 'stylesheet', href: adminStyles },
   { rel: 'icon', href: '/favicon.svg', type: 'image/svg+xml' },
 ]
 
