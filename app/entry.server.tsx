@@ -1,8 +1,7 @@
-import { PassThrough } from 'node:stream'
-import { createReadableStreamFromReadable, type AppLoadContext, type EntryContext } from '@remix-run/node'
+import type { AppLoadContext, EntryContext } from '@remix-run/node'
 import { RemixServer } from '@remix-run/react'
 import { isbot } from 'isbot'
-import { renderToPipeableStream } from 'react-dom/server'
+import { renderToReadableStream } from 'react-dom/server.browser'
 import { log } from './lib/logger.server.ts'
 import { NonceProvider } from './components/nonce.tsx'
 
@@ -11,7 +10,7 @@ export * as runtime from './server/runtime.server.ts'
 
 const ABORT_DELAY = 5_000
 
-export default function handleRequest(
+export default async function handleRequest(
   request: Request,
   responseStatusCode: number,
   responseHeaders: Headers,
@@ -19,36 +18,29 @@ export default function handleRequest(
   loadContext: AppLoadContext,
 ) {
   const nonce = loadContext.cspNonce ?? ''
-  const callback = isbot(request.headers.get('user-agent') ?? '') ? 'onAllReady' : 'onShellReady'
-  return new Promise((resolve, reject) => {
-    let shellRendered = false
-    const { pipe, abort } = renderToPipeableStream(
-      <NonceProvider value={nonce}>
-        <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY} nonce={nonce} />
-      </NonceProvider>,
-      {
-        nonce,
-        [callback]: () => {
-          shellRendered = true
-          const body = new PassThrough()
-          responseHeaders.set('Content-Type', 'text/html; charset=utf-8')
-          resolve(
-            new Response(createReadableStreamFromReadable(body), {
-              headers: responseHeaders,
-              status: responseStatusCode,
-            }),
-          )
-          pipe(body)
-        },
-        onShellError: reject,
-        onError(error: unknown) {
-          responseStatusCode = 500
-          if (shellRendered) log().error({ err: error }, 'render error')
-        },
+  let shellRendered = false
+  // React's web-stream renderer, not `renderToPipeableStream`: React 18.3's Node renderer pads a 2 KiB chunk with
+  // NUL bytes when a multi-byte character does not fit at its end (it writes the whole view, not the part it
+  // filled), so a Korean page came out with "\0" inside words, shown as U+FFFD. The web-stream renderer copies
+  // encoded bytes into its chunks and never pads (tests/e2e/phone-tables.e2e.test.ts reads the bytes).
+  const body = await renderToReadableStream(
+    <NonceProvider value={nonce}>
+      <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY} nonce={nonce} />
+    </NonceProvider>,
+    {
+      nonce,
+      signal: AbortSignal.timeout(ABORT_DELAY),
+      onError(error: unknown) {
+        responseStatusCode = 500
+        if (shellRendered) log().error({ err: error }, 'render error')
       },
-    )
-    setTimeout(abort, ABORT_DELAY)
-  })
+    },
+  )
+  shellRendered = true
+  // Crawlers get the whole page at once; browsers get it as it is rendered.
+  if (isbot(request.headers.get('user-agent') ?? '')) await body.allReady
+  responseHeaders.set('Content-Type', 'text/html; charset=utf-8')
+  return new Response(body, { headers: responseHeaders, status: responseStatusCode })
 }
 
 /** Remix calls this for errors thrown in loaders and actions; it only logs (the boundary renders). */
