@@ -24,6 +24,11 @@ export interface ActorUser {
   name: string
   role: Role
   authType: string
+  /**
+   * When an admin deactivated the account (ISO 8601), null while active. The auth gate (`identify`) treats a
+   * deactivated account's session, key or proxy identity as nobody (decision 026).
+   */
+  deactivatedAt: string | null
 }
 
 /** Who is calling and how: a cookie session, or an API key with its scopes. */

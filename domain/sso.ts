@@ -23,6 +23,7 @@ export const SSO_FAILURE_CODES = [
   'no_account',
   'email_conflict',
   'identity_mismatch',
+  'deactivated',
   'server',
 ] as const
 export type SsoFailureCode = (typeof SSO_FAILURE_CODES)[number]

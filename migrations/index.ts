@@ -14,6 +14,7 @@ import { Migration20261123001000_rag } from './Migration20261123001000_rag.ts'
 import { Migration20261123002000_sso } from './Migration20261123002000_sso.ts'
 import { Migration20261123003000_glossary_notify } from './Migration20261123003000_glossary_notify.ts'
 import { Migration20261126001000_sso_used_states } from './Migration20261126001000_sso_used_states.ts'
+import { Migration20261127001000_users_deactivated } from './Migration20261127001000_users_deactivated.ts'
 
 /**
  * Every migration in order. Listed explicitly rather than found on disk so that the bundled server build,
@@ -38,4 +39,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261123002000_sso', class: Migration20261123002000_sso },
   { name: 'Migration20261123003000_glossary_notify', class: Migration20261123003000_glossary_notify },
   { name: 'Migration20261126001000_sso_used_states', class: Migration20261126001000_sso_used_states },
+  { name: 'Migration20261127001000_users_deactivated', class: Migration20261127001000_users_deactivated },
 ]

@@ -70,6 +70,15 @@ const KEY_AUTHORIZATION = /^Bearer\s+glk_/i
  * (or nobody); without it the cookie session applies.
  */
 export async function identify(request: RequestHead, ip = ''): Promise<Actor | null> {
+  const actor = await claimedIdentity(request, ip)
+  // A deactivated account is nobody, whichever way it came (session, key or proxy headers): its key is
+  // answered like an unknown key and its page requests like a visitor's (decision 026). Only an explicit
+  // null passes, so a lookup that forgot the column refuses rather than admits.
+  return actor && actor.user.deactivatedAt === null ? actor : null
+}
+
+/** The identity a request presents, before the deactivation check of `identify`. */
+async function claimedIdentity(request: RequestHead, ip: string): Promise<Actor | null> {
   const authorization = request.headers.get('authorization')
   const proxyState = await trustedProxyState()
   if (proxyState) {

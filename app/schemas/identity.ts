@@ -74,6 +74,25 @@ export type CreateAgentInput = z.infer<typeof CreateAgentSchema>
 export const ChangeRoleSchema = z.object({ role: z.enum(ROLES) })
 export type ChangeRoleInput = z.infer<typeof ChangeRoleSchema>
 
+/** `PATCH /admin/users/{id}`: a new role, deactivation or reactivation (decision 026), or both. */
+export const UpdateUserSchema = z
+  .object({
+    role: z.enum(ROLES).optional(),
+    active: z
+      .boolean()
+      .optional()
+      .meta({
+        description:
+          '`false` deactivates the account: its sessions end at once, it cannot sign in, and its API keys are ' +
+          'refused (401) until `true` reactivates it. Its content stays. Never oneself or the last active admin.',
+      }),
+  })
+  .refine((body) => body.role !== undefined || body.active !== undefined, {
+    message: 'Give a role, active, or both.',
+  })
+  .meta({ description: 'At least one of `role` and `active`; both apply together.', minProperties: 1 })
+export type UpdateUserInput = z.infer<typeof UpdateUserSchema>
+
 const PageSchema = z.coerce.number().int().min(1).max(100_000).default(1)
 
 export const ListUsersQuerySchema = z.object({
@@ -115,7 +134,16 @@ export const UserSchema = z.object({
 })
 export const UserResponseSchema = z.object({ user: UserSchema })
 
-export const UserListItemSchema = UserSchema.extend({ createdAt: z.string() })
+export const UserListItemSchema = UserSchema.extend({
+  createdAt: z.string(),
+  active: z.boolean().meta({ description: 'false while the account is deactivated (decision 026).' }),
+  deactivatedAt: z
+    .string()
+    .nullable()
+    .meta({ description: 'When the account was deactivated; null if active.' }),
+})
+/** `PATCH /admin/users/{id}`'s answer: the account as the list shows it. */
+export const UserListItemResponseSchema = z.object({ user: UserListItemSchema })
 export const UserListSchema = z.object({
   items: z.array(UserListItemSchema),
   total: z.number().int(),

@@ -26,4 +26,11 @@ export class User extends BaseEntity {
   /** argon2id hash; null for SSO and agent accounts. Never serialized. */
   @Property({ type: 'text', nullable: true, hidden: true, lazy: true })
   passwordHash: string | null = null
+
+  /**
+   * When an admin deactivated the account; null while it is active. A deactivated account cannot sign in and
+   * its sessions, keys and proxy identity are refused by the auth gate (docs/decisions/026-deactivating-users.md).
+   */
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  deactivatedAt: Date | null = null
 }

@@ -3,24 +3,24 @@ import {
   AgentKeyRotatedSchema,
   AgentKeysRevokedSchema,
   AuditListSchema,
-  ChangeRoleSchema,
   CreateAgentSchema,
   IdParamsSchema,
   ListAuditQuerySchema,
   ListUsersQuerySchema,
+  UpdateUserSchema,
+  UserListItemResponseSchema,
   UserListSchema,
-  UserResponseSchema,
 } from '#app/schemas/identity.ts'
 import { listAudit } from '#app/services/audit/audit.server.ts'
 import { createAgent, revokeAgentKeys, rotateAgentKey } from '#app/services/users/agents.server.ts'
-import { changeUserRole, listUsers } from '#app/services/users/users.server.ts'
+import { listUsers, updateUser } from '#app/services/users/users.server.ts'
 import { endpoint, type Endpoint } from '../endpoint.server.ts'
 import { auditActorOf, clientOf } from './identity.server.ts'
 
 /**
  * User administration (admin session only; API keys never reach these): agent accounts and their keys as the
- * spec lists them, plus the user list, role changes and the audit log the spec implies
- * (docs/decisions/004-identity.md).
+ * spec lists them, plus the user list, role changes, deactivation and the audit log the spec implies
+ * (docs/decisions/004-identity.md, 026-deactivating-users.md).
  */
 
 const ADMIN = { kind: 'session', minRole: 'admin' } as const
@@ -57,21 +57,26 @@ export const ADMIN_USER_ENDPOINTS: Endpoint[] = [
   endpoint({
     method: 'PATCH',
     path: '/admin/users/{id}',
-    operationId: 'changeUserRole',
-    summary: 'Change an account\u2019s role',
+    operationId: 'updateUser',
+    summary: 'Change an account\u2019s role, or deactivate or reactivate it',
     description:
-      'viewer \u2194 editor, and granting or revoking admin. The last admin keeps the role and an agent can ' +
-      'never become admin (403). Lowering an account to viewer removes `write` from its active keys.',
+      '`role`: viewer \u2194 editor, and granting or revoking admin. The last active admin keeps the role and ' +
+      'an agent can never become admin (403). Lowering an account to viewer removes `write` from its active ' +
+      'keys. `active`: `false` deactivates the account (its sessions end at once; it cannot sign in, by ' +
+      'password or SSO, and its API keys answer 401 like unknown keys; its terms, revisions and authorship ' +
+      'stay), `true` reactivates it (its keys work again; it signs in again). An admin cannot deactivate ' +
+      'themselves, nor the last active admin (403). Both members may be given at once; at least one is needed.',
     tag: TAG,
     access: ADMIN,
     params: IdParamsSchema,
-    body: ChangeRoleSchema,
-    response: UserResponseSchema,
+    body: UpdateUserSchema,
+    response: UserListItemResponseSchema,
     errors: ['not_found'],
     handler: async (ctx) => ({
-      user: await changeUserRole({
+      user: await updateUser({
         userId: ctx.params.id,
         role: ctx.body.role,
+        active: ctx.body.active,
         actor: auditActorOf(ctx.actor),
         client: clientOf(ctx),
       }),
@@ -88,8 +93,14 @@ export const ADMIN_USER_ENDPOINTS: Endpoint[] = [
     params: IdParamsSchema,
     response: AgentKeysRevokedSchema,
     errors: ['not_found'],
-    handler: async (ctx) =>
-      revokeAgentKeys({ userId: ctx.params.id, actor: auditActorOf(ctx.actor), client: clientOf(ctx) }),
+    handler: async (ctx) => {
+      const { revoked, key } = await revokeAgentKeys({
+        userId: ctx.params.id,
+        actor: auditActorOf(ctx.actor),
+        client: clientOf(ctx),
+      })
+      return { revoked, key }
+    },
   }),
   endpoint({
     method: 'POST',
@@ -105,8 +116,14 @@ export const ADMIN_USER_ENDPOINTS: Endpoint[] = [
     successStatus: 201,
     response: AgentKeyRotatedSchema,
     errors: ['not_found'],
-    handler: async (ctx) =>
-      rotateAgentKey({ userId: ctx.params.id, actor: auditActorOf(ctx.actor), client: clientOf(ctx) }),
+    handler: async (ctx) => {
+      const { revoked, key } = await rotateAgentKey({
+        userId: ctx.params.id,
+        actor: auditActorOf(ctx.actor),
+        client: clientOf(ctx),
+      })
+      return { revoked, key }
+    },
   }),
   endpoint({
     method: 'GET',

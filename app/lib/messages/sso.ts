@@ -1,6 +1,5 @@
 /** Labels of single sign-on: the login page's SSO button and failure texts, the admin SSO page. */
 export const ssoEn = {
-  'nav.sso': 'Sign-in',
   'login.ssoDefault': 'Sign in with your company account',
   'login.sso.disabled': 'Company sign-in is not enabled.',
   'login.sso.state': 'The sign-in took too long or was started elsewhere. Please try again.',
@@ -14,6 +13,7 @@ export const ssoEn = {
     'Another glossary account already uses this email. Ask your administrator to link it.',
   'login.sso.identity_mismatch':
     'You chose a different company account than the one linked to this glossary account.',
+  'login.sso.deactivated': 'Your glossary account is deactivated. Ask an administrator to reactivate it.',
   'login.sso.server': 'Something went wrong on the server during sign-in.',
   'login.proxyBlocked': 'The glossary account of this company account was deleted.',
   'login.proxySignup': 'Create a new account with the company account',
@@ -58,7 +58,6 @@ export const ssoEn = {
 } as const
 
 export const ssoKo: Record<keyof typeof ssoEn, string> = {
-  'nav.sso': '로그인 설정',
   'login.ssoDefault': '회사 계정으로 로그인',
   'login.sso.disabled': '회사 계정 로그인이 켜져 있지 않습니다.',
   'login.sso.state': '로그인이 너무 오래 걸렸거나 다른 곳에서 시작되었습니다. 다시 시도하세요.',
@@ -70,6 +69,7 @@ export const ssoKo: Record<keyof typeof ssoEn, string> = {
   'login.sso.no_account': '이 회사 계정에 연결된 용어집 계정이 없습니다.',
   'login.sso.email_conflict': '다른 용어집 계정이 이미 이 이메일을 사용합니다. 관리자에게 연결을 요청하세요.',
   'login.sso.identity_mismatch': '이 용어집 계정에 연결된 것과 다른 회사 계정을 선택했습니다.',
+  'login.sso.deactivated': '용어집 계정이 비활성화되었습니다. 관리자에게 다시 활성화해 달라고 요청하세요.',
   'login.sso.server': '로그인 중 서버에서 문제가 발생했습니다.',
   'login.proxyBlocked': '이 회사 계정의 용어집 계정은 삭제되었습니다.',
   'login.proxySignup': '회사 계정으로 새 계정 만들기',

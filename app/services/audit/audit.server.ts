@@ -1,5 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
+import { selectKeyNames } from '#app/services/auth/store.server.ts'
+import { selectUserNames } from '#app/services/users/store.server.ts'
 import { em } from '#db/orm.ts'
+import { isUuid } from '#domain/ids.ts'
 import { insertAuditRow, selectAuditPage, type AuditFilter, type AuditItemDto } from './store.server.ts'
 
 /**
@@ -23,6 +26,8 @@ export const AUDIT_ACTIONS = [
   'agent.keys_rotate',
   'agent.keys_revoke',
   'user.role_change',
+  'user.deactivate',
+  'user.reactivate',
   'settings.password_login',
   'settings.validation',
   'settings.sso',
@@ -95,4 +100,34 @@ export async function listAudit(
   const { page, ...filter } = query
   const { items, total } = await selectAuditPage(em(), filter, AUDIT_PAGE_SIZE, (page - 1) * AUDIT_PAGE_SIZE)
   return { items, total, page }
+}
+
+/** Who and what a page of audit records names, by id: accounts and keys that still exist. */
+export interface AuditParties {
+  users: Record<string, { name: string; email: string }>
+  keys: Record<string, { name: string; prefix: string }>
+}
+
+/**
+ * The names behind the ids of some audit records (the /admin/audit page shows names, not UUIDs): one query
+ * for the accounts (actors and user targets), one for the keys. An id missing from the answer was deleted.
+ */
+export async function auditParties(
+  items: readonly AuditItemDto[],
+  /** Accounts to name besides those of the records (the page's actor filter). */
+  alsoUserIds: readonly string[] = [],
+): Promise<AuditParties> {
+  const userIds = new Set<string>(alsoUserIds)
+  const keyIds = new Set<string>()
+  for (const item of items) {
+    if (item.actorId) userIds.add(item.actorId)
+    if (item.targetType === 'user' && item.targetId) userIds.add(item.targetId)
+    if (item.targetType === 'api_key' && item.targetId) keyIds.add(item.targetId)
+  }
+  const users = await selectUserNames(em(), [...userIds].filter(isUuid))
+  const keys = await selectKeyNames(em(), [...keyIds].filter(isUuid))
+  return {
+    users: Object.fromEntries(users.map((user) => [user.id, { name: user.name, email: user.email }])),
+    keys: Object.fromEntries(keys.map((key) => [key.id, { name: key.name, prefix: key.prefix }])),
+  }
 }

@@ -122,7 +122,8 @@ export async function registerUser(input: SignUpInput & { client: ClientInfo }):
 /**
  * `POST /auth/login`. Gives no hint whether the account exists: an unknown email (or an account without a
  * password, such as an agent) is verified against a dummy argon2id hash with the same parameters, so both
- * failures cost one verification, write one audit record and get the same 401 and message.
+ * failures cost one verification, write one audit record and get the same 401 and message. A deactivated
+ * account fails the same way, even with its right password.
  */
 export async function loginWithPassword(input: {
   email: string
@@ -144,7 +145,9 @@ export async function loginWithPassword(input: {
   const user = await selectUserByEmail(manager, input.email)
   let valid = false
   if (user?.passwordHash) {
-    valid = await verifyPassword(user.passwordHash, input.password)
+    // A deactivated account's password is still verified (the same work, the same time) and then refused
+    // like a wrong one: the answer gives no hint that the account exists or is deactivated (decision 026).
+    valid = (await verifyPassword(user.passwordHash, input.password)) && user.deactivatedAt === null
   } else {
     await burnPasswordCheck(input.password)
   }

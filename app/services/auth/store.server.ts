@@ -34,6 +34,30 @@ export async function lockAdmins(tx: EntityManager): Promise<void> {
 
 // ------------------------------------------------------------------------------------------- sessions
 
+/** The owner's columns the auth gate reads with a session or a key (`u` is the joined `users` row). */
+const ACTOR_USER_COLUMNS =
+  'u.id as user_id, u.email, u.name, u.role, u.auth_type, u.deactivated_at as user_deactivated_at'
+
+interface ActorUserRow {
+  user_id: string
+  email: string
+  name: string
+  role: Role
+  auth_type: string
+  user_deactivated_at: Date | string | null
+}
+
+function actorUser(row: ActorUserRow): ActorUser {
+  return {
+    id: row.user_id,
+    email: row.email,
+    name: row.name,
+    role: row.role,
+    authType: row.auth_type,
+    deactivatedAt: isoOrNull(row.user_deactivated_at),
+  }
+}
+
 export interface NewSession {
   tokenHash: string
   userId: string
@@ -64,10 +88,8 @@ export async function selectLiveSession(
   tokenHash: string,
   now: Date,
 ): Promise<LiveSession | undefined> {
-  const rows = await manager.execute<
-    { id: string; user_id: string; email: string; name: string; role: Role; auth_type: string }[]
-  >(
-    `select s.id, u.id as user_id, u.email, u.name, u.role, u.auth_type
+  const rows = await manager.execute<({ id: string } & ActorUserRow)[]>(
+    `select s.id, ${ACTOR_USER_COLUMNS}
        from sessions s join users u on u.id = s.user_id
       where s.token_hash = ? and s.expires_at > ?::timestamptz`,
     [tokenHash, now.toISOString()],
@@ -145,10 +167,6 @@ function toApiKey(row: ApiKeyRow): ApiKeyRecord {
   }
 }
 
-function actorUser(row: { user_id: string; email: string; name: string; role: Role; auth_type: string }) {
-  return { id: row.user_id, email: row.email, name: row.name, role: row.role, authType: row.auth_type }
-}
-
 /** Whether any key (revoked ones included) already has this prefix. */
 export async function keyPrefixTaken(manager: EntityManager, prefix: string): Promise<boolean> {
   const rows = await manager.execute('select 1 from api_keys where prefix = ?', [prefix])
@@ -196,19 +214,9 @@ export async function selectActiveKey(
   prefix: string,
 ): Promise<ActiveKeyRow | undefined> {
   const rows = await manager.execute<
-    {
-      id: string
-      secret_hash: string
-      scopes: Scope[]
-      expires_at: Date | string | null
-      user_id: string
-      email: string
-      name: string
-      role: Role
-      auth_type: string
-    }[]
+    ({ id: string; secret_hash: string; scopes: Scope[]; expires_at: Date | string | null } & ActorUserRow)[]
   >(
-    `select k.id, k.secret_hash, k.scopes, k.expires_at, u.id as user_id, u.email, u.name, u.role, u.auth_type
+    `select k.id, k.secret_hash, k.scopes, k.expires_at, ${ACTOR_USER_COLUMNS}
        from api_keys k join users u on u.id = k.user_id
       where k.prefix = ? and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())`,
     [prefix],
@@ -298,4 +306,16 @@ export async function removeWriteScope(manager: EntityManager, userId: string): 
 /** Deletes every key of a user; returns how many there were. */
 export function deleteUserKeys(manager: EntityManager, userId: string): Promise<number> {
   return countChanged(manager, 'delete from api_keys where user_id = ?', [userId])
+}
+
+/** The names and prefixes of the keys among `ids` that still exist (one statement for any number of ids). */
+export async function selectKeyNames(
+  manager: EntityManager,
+  ids: readonly string[],
+): Promise<{ id: string; name: string; prefix: string }[]> {
+  if (ids.length === 0) return []
+  return manager.execute<{ id: string; name: string; prefix: string }[]>(
+    'select id, name, prefix from api_keys where id = any(?::uuid[])',
+    [uuidArray(ids)],
+  )
 }

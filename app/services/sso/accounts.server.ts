@@ -114,6 +114,10 @@ export async function accountForIdentity(
   }
   let result: { user: ActorUser; created: boolean }
   if (linked) {
+    // The provider has proven who this is, so saying why is no hint to anyone else (decision 026).
+    if (linked.deactivatedAt !== null) {
+      throw new SsoFailure('deactivated', 'This glossary account is deactivated.')
+    }
     let email = linked.email
     if (identity.email !== linked.email) {
       const other = await selectUserByEmail(tx, identity.email)

@@ -78,13 +78,16 @@ export async function selectUserByIdentity(
   provider: string,
   subject: string,
 ): Promise<ActorUser | undefined> {
-  const rows = await manager.execute<ActorUser[]>(
-    `select u.id, u.email, u.name, u.role, u.auth_type as "authType"
+  const rows = await manager.execute<
+    (Omit<ActorUser, 'deactivatedAt'> & { deactivatedAt: Date | string | null })[]
+  >(
+    `select u.id, u.email, u.name, u.role, u.auth_type as "authType", u.deactivated_at as "deactivatedAt"
        from user_identities i join users u on u.id = i.user_id
       where i.provider = ? and i.subject = ?`,
     [provider, subject],
   )
-  return rows[0]
+  const row = rows[0]
+  return row && { ...row, deactivatedAt: isoOrNull(row.deactivatedAt) }
 }
 
 /** Whether the account has any linked identity. */

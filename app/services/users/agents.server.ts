@@ -80,6 +80,9 @@ interface AgentKeyOptions {
 
 type IssuedKey = { id: string; name: string; prefix: string; scopes: Scope[]; token: string }
 
+/** Which agent an operation acted on, for the page's confirmation (not part of the API's answer). */
+type AgentName = { id: string; name: string }
+
 /**
  * What revoking and rotating share, in one transaction: every key of the agent revoked, then (rotation) one
  * new key issued, and the audit row naming what happened.
@@ -87,7 +90,7 @@ type IssuedKey = { id: string; name: string; prefix: string; scopes: Scope[]; to
 async function replaceAgentKeys(
   options: AgentKeyOptions,
   issue: boolean,
-): Promise<{ revoked: number; key: IssuedKey | null }> {
+): Promise<{ revoked: number; key: IssuedKey | null; agent: AgentName }> {
   return em().transactional(async (tx) => {
     const agent = await findAgent(tx, options.userId)
     const revoked = await revokeUserKeyRows(tx, agent.id)
@@ -112,7 +115,7 @@ async function replaceAgentKeys(
       },
       tx,
     )
-    return { revoked, key }
+    return { revoked, key, agent: { id: agent.id, name: agent.name } }
   })
 }
 
@@ -121,17 +124,21 @@ function keyFields(key: Omit<IssuedKey, 'token'>): Omit<IssuedKey, 'token'> {
 }
 
 /** `DELETE /admin/users/{id}/keys`: revokes every key of an agent. */
-export async function revokeAgentKeys(options: AgentKeyOptions): Promise<{ revoked: number; key: null }> {
-  const { revoked } = await replaceAgentKeys(options, false)
-  return { revoked, key: null }
+export async function revokeAgentKeys(
+  options: AgentKeyOptions,
+): Promise<{ revoked: number; key: null; agent: AgentName }> {
+  const { revoked, agent } = await replaceAgentKeys(options, false)
+  return { revoked, key: null, agent }
 }
 
 /**
  * `POST /admin/users/{id}/keys`: revokes every key of an agent and issues one new key, shown once. Its
  * scopes follow the agent's role: a viewer agent gets only `read` and `validate`.
  */
-export async function rotateAgentKey(options: AgentKeyOptions): Promise<{ revoked: number; key: IssuedKey }> {
-  const { revoked, key } = await replaceAgentKeys(options, true)
+export async function rotateAgentKey(
+  options: AgentKeyOptions,
+): Promise<{ revoked: number; key: IssuedKey; agent: AgentName }> {
+  const { revoked, key, agent } = await replaceAgentKeys(options, true)
   if (!key) throw new Error('a rotation issues a key')
-  return { revoked, key }
+  return { revoked, key, agent }
 }

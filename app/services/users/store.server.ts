@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { containsPattern, iso, pageTotal, where, windowTotal } from '#db/sql.ts'
+import { containsPattern, iso, isoOrNull, pageTotal, uuidArray, where, windowTotal } from '#db/sql.ts'
 import type { AuthType, Role } from '#domain/identity.ts'
 
 /**
@@ -16,6 +16,8 @@ export interface UserRecord {
   role: Role
   authType: AuthType
   createdAt: string
+  /** When an admin deactivated the account (ISO 8601); null while it is active. */
+  deactivatedAt: string | null
 }
 
 interface UserRow {
@@ -25,10 +27,11 @@ interface UserRow {
   role: Role
   auth_type: AuthType
   created_at: Date | string
+  deactivated_at: Date | string | null
   password_hash?: string | null
 }
 
-const COLUMNS = 'id, email, name, role, auth_type, created_at'
+const COLUMNS = 'id, email, name, role, auth_type, created_at, deactivated_at'
 
 function toUser(row: UserRow): UserRecord {
   return {
@@ -38,6 +41,7 @@ function toUser(row: UserRow): UserRecord {
     role: row.role,
     authType: row.auth_type,
     createdAt: iso(row.created_at),
+    deactivatedAt: isoOrNull(row.deactivated_at),
   }
 }
 
@@ -93,10 +97,10 @@ export async function anyUserExists(manager: EntityManager): Promise<boolean> {
   return rows.length > 0
 }
 
-/** How many admins there are besides `userId`. */
+/** How many active admins there are besides `userId` (a deactivated admin cannot act, so it does not count). */
 export async function countOtherAdmins(manager: EntityManager, userId: string): Promise<number> {
   const rows = await manager.execute<{ n: number }[]>(
-    `select count(*)::int as n from users where role = 'admin' and id <> ?`,
+    `select count(*)::int as n from users where role = 'admin' and deactivated_at is null and id <> ?`,
     [userId],
   )
   return Number(rows[0]?.n ?? 0)
@@ -108,6 +112,33 @@ export async function updateUserName(manager: EntityManager, id: string, name: s
 
 export async function updateUserRole(manager: EntityManager, id: string, role: Role): Promise<void> {
   await manager.execute('update users set role = ?, updated_at = now() where id = ?', [role, id], 'run')
+}
+
+/** Deactivates (`deactivated` true: from now) or reactivates an account; returns the new `deactivatedAt`. */
+export async function updateUserDeactivated(
+  manager: EntityManager,
+  id: string,
+  deactivated: boolean,
+): Promise<string | null> {
+  const rows = await manager.execute<{ deactivated_at: Date | string | null }[]>(
+    `update users set deactivated_at = ${deactivated ? 'now()' : 'null'}, updated_at = now()
+      where id = ? returning deactivated_at`,
+    [id],
+  )
+  return isoOrNull(rows[0]?.deactivated_at ?? null)
+}
+
+/** The names and emails of the accounts among `ids` that still exist (one statement for any number of ids). */
+export async function selectUserNames(
+  manager: EntityManager,
+  ids: readonly string[],
+): Promise<{ id: string; name: string; email: string; authType: AuthType }[]> {
+  if (ids.length === 0) return []
+  const rows = await manager.execute<{ id: string; name: string; email: string; auth_type: AuthType }[]>(
+    'select id, name, email, auth_type from users where id = any(?::uuid[])',
+    [uuidArray(ids)],
+  )
+  return rows.map((row) => ({ id: row.id, name: row.name, email: row.email, authType: row.auth_type }))
 }
 
 export async function deleteUserRow(manager: EntityManager, id: string): Promise<void> {

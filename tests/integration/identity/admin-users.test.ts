@@ -148,7 +148,16 @@ describe('GET /admin/users', () => {
     const all = await (await as(admin, '/admin/users')).json()
     expect(all.page).toBe(1)
     expect(all.total).toBe(await em().count(User, {}))
-    expect(Object.keys(all.items[0]).sort()).toEqual(['authType', 'createdAt', 'email', 'id', 'name', 'role'])
+    expect(Object.keys(all.items[0]).sort()).toEqual([
+      'active',
+      'authType',
+      'createdAt',
+      'deactivatedAt',
+      'email',
+      'id',
+      'name',
+      'role',
+    ])
 
     const q = await (await as(admin, '/admin/users?q=QUUX')).json()
     expect(q.items.map((u: { email: string }) => u.email)).toEqual(['alice.q@example.test'])

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { recordAudit } from '#app/services/audit/audit.server.ts'
+import { isMessageKey } from '#app/lib/i18n.ts'
+import { adminEn, adminKo } from '#app/lib/messages/admin.ts'
+import { AUDIT_ACTIONS, recordAudit } from '#app/services/audit/audit.server.ts'
 import { seedAdmin } from '#app/services/auth/seed-admin.server.ts'
 import { AuditLog } from '#db/entities/audit-log.entity.ts'
 import { em } from '#db/orm.ts'
@@ -138,6 +140,20 @@ describe('the audit log', () => {
       }),
     ).rejects.toThrow('abort')
     expect(await em().count(AuditLog, { details: { marker: 'rolled-back' } })).toBe(0)
+  })
+})
+
+describe('the audit actions in words', () => {
+  it('every action of AUDIT_ACTIONS has its label in English and in Korean (/admin/audit shows words)', () => {
+    for (const action of AUDIT_ACTIONS) {
+      const key = `audit.action.${action}`
+      expect(isMessageKey(key), key).toBe(true)
+      const en = (adminEn as Record<string, string>)[key]
+      const ko = (adminKo as Record<string, string>)[key]
+      expect(en?.trim(), `${key} in English`).toBeTruthy()
+      expect(ko?.trim(), `${key} in Korean`).toBeTruthy()
+      expect(ko, `${key} is translated`).not.toBe(en)
+    }
   })
 })
 
