@@ -30,13 +30,27 @@ export function Field(props: {
         aria-invalid={props.error ? true : undefined}
         aria-describedby={props.error ? `${id}-error` : undefined}
       />
-      {props.error ? (
-        <span id={`${id}-error`} className="error">
-          {props.error}
-        </span>
-      ) : null}
+      <FieldError id={id} message={props.error} />
     </label>
   )
+}
+
+/**
+ * The message of a refused field, for inputs a page renders itself: put it next to the input (inside its
+ * label or fieldset) and give the input `errorProps(id, message)`, so a screen reader reads it with the input.
+ */
+export function FieldError({ id, message }: { id: string; message: string | undefined }) {
+  if (!message) return null
+  return (
+    <span id={`${id}-error`} className="error">
+      {message}
+    </span>
+  )
+}
+
+/** The ARIA attributes of an input whose message `FieldError` shows (none when the field was accepted). */
+export function errorProps(id: string, message: string | undefined) {
+  return message ? { 'aria-invalid': true as const, 'aria-describedby': `${id}-error` } : {}
 }
 
 /** The form-level message of a failed action, if any. */
@@ -50,9 +64,19 @@ export function FormError({ result }: { result: unknown }) {
   )
 }
 
+/**
+ * The message of the field `name` in a failed action's answer; a problem of one of its items (`scopes.1`,
+ * `domains.0`) is the field's when the field itself has none, since the page shows the list as one field.
+ */
 export function fieldError(result: unknown, name: string): string | undefined {
   const failure = result as FormFailure | undefined
-  return failure && failure.ok === false ? failure.fieldErrors?.[name] : undefined
+  if (!failure || failure.ok !== false || !failure.fieldErrors) return undefined
+  const errors = failure.fieldErrors
+  if (errors[name] !== undefined) return errors[name]
+  const item = Object.keys(errors).find(
+    (path) => path.startsWith(`${name}.`) && /^\d+(\.|$)/.test(path.slice(name.length + 1)),
+  )
+  return item === undefined ? undefined : errors[item]
 }
 
 /** A secret shown once: selectable text (works without JavaScript) and a copy button (with JavaScript). */

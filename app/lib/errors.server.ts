@@ -101,7 +101,13 @@ export function errorBody(appError: AppError): ErrorBody {
  */
 export function expectedError(error: unknown): AppError | null {
   if (error instanceof AppError) return error
-  if (error instanceof ZodError) return validationError(zodProblems(error), 'Some fields need attention.')
+  if (error instanceof ZodError) {
+    // The ZodError stays as the cause (never sent): pages word each issue from its kind and limits.
+    return new AppError('validation_failed', 'Some fields need attention.', {
+      details: { problems: zodProblems(error) },
+      cause: error,
+    })
+  }
   const name = (error as { name?: string } | null)?.name
   if (name === 'NotFoundError') return new AppError('not_found', 'Not found.')
   if (name === 'UniqueConstraintViolationException') {

@@ -1,14 +1,27 @@
 import { data } from '@remix-run/node'
 import type { z } from 'zod'
-import { expectedError, zodProblems, type AppError } from '#app/lib/errors.server.ts'
+import { expectedError, type AppError } from '#app/lib/errors.server.ts'
+import { fill, translate, type MessageKey } from '#app/lib/i18n.ts'
+import { pageLang } from '#app/lib/request-lang.server.ts'
+import {
+  checkFieldsMessage,
+  errorPageMessage,
+  failureFieldErrors,
+  wordFailure,
+  zodFieldErrors,
+  type FieldErrors,
+} from './form-messages.server.ts'
 
 /**
  * The one adapter between services and pages: form fields parsed with the API's zod schemas, and a service
  * failure turned into the form's errors (`formAction`, for actions) or the error page (`orErrorPage`, for
- * loaders). Routes never map an AppError by hand.
+ * loaders). Routes never map an AppError by hand. Every message it gives a page is worded for the reader in
+ * the page's language (form-messages.server.ts; the language is the request's, set by the HTTP layer): each
+ * refused field says what is wrong and what to do, the form-level message names the fields, and a failure
+ * behind the page (the search provider) says what failed. The API's envelope keeps its English.
  */
 
-export type FieldErrors = Record<string, string>
+export type { FieldErrors }
 export interface FormFailure {
   ok: false
   formError?: string
@@ -18,16 +31,27 @@ export interface FormFailure {
   details?: Record<string, unknown>
 }
 
-/** The first message of each field among a failure's problems (a validation error's `details.problems`). */
-function fieldErrorsOf(problems: readonly { path: string; message: string }[]): FieldErrors {
-  const fieldErrors: FieldErrors = {}
-  for (const problem of problems) fieldErrors[problem.path] ??= problem.message
-  return fieldErrors
+/** The per-field messages of an expected failure, worded for the reader; empty when it names no field. */
+export function problemsOf(error: AppError): FieldErrors {
+  return failureFieldErrors(pageLang(), error)
 }
 
-/** The per-field messages of an expected failure; empty when it names no field. */
-export function problemsOf(error: AppError): FieldErrors {
-  return fieldErrorsOf((error.details?.problems ?? []) as { path: string; message: string }[])
+/** The form-level message of an expected failure, worded for the reader (the fields it names, or what failed). */
+export function formErrorOf(error: AppError): string {
+  return wordFailure(pageLang(), error).formError
+}
+
+/**
+ * The whole of a failure in one message, for a page that has no fields to mark (an error page, an answer read
+ * by the page's script): each refused field with its label ("File: …"), or what failed.
+ */
+export function failureText(error: AppError): string {
+  return errorPageMessage(pageLang(), error)
+}
+
+/** A message of the page's own (a label key and its values) in the reader's language, for hand-made failures. */
+export function pageMessage(key: MessageKey, values: Readonly<Record<string, string | number>> = {}): string {
+  return fill(translate(pageLang(), key), values)
 }
 
 /** Parses form fields with the same zod schema the API uses; problems become per-field messages. */
@@ -37,7 +61,9 @@ export function parseForm<S extends z.ZodType>(
 ): { ok: true; data: z.output<S> } | FormFailure {
   const result = schema.safeParse(values)
   if (result.success) return { ok: true, data: result.data }
-  return { ok: false, fieldErrors: fieldErrorsOf(zodProblems(result.error)) }
+  const lang = pageLang()
+  const fieldErrors = zodFieldErrors(lang, result.error)
+  return { ok: false, formError: checkFieldsMessage(lang, fieldErrors), fieldErrors }
 }
 
 /**
@@ -53,7 +79,8 @@ export function invalidForm<T extends object>(payload: T, status: 400 | 401 = 40
  * `extra` (for example the submitted values, to fill the form again) merged into the answer, and the
  * failure's status. A failure of something behind the page (a 5xx code: the search provider failed, search is
  * not ready) is answered 200 with its code: the page itself worked and says what failed, and a page never
- * answers 5xx (decision 012).
+ * answers 5xx (decision 012). The messages are the reader's words (`wordFailure`); `code` and `details` stay
+ * as the API gives them, for pages that choose what to show by code.
  */
 export async function formAction<T>(
   fn: () => Promise<T>,
@@ -65,12 +92,13 @@ export async function formAction<T>(
     const error = expectedError(thrown)
     if (error) {
       const { problems: _problems, ...details } = error.details ?? {}
+      const worded = wordFailure(pageLang(), error)
       return data<FormFailure>(
         {
           ...extra,
           ok: false,
-          formError: error.message,
-          fieldErrors: problemsOf(error),
+          formError: worded.formError,
+          fieldErrors: worded.fieldErrors,
           code: error.code,
           ...(Object.keys(details).length ? { details } : {}),
         },
@@ -84,14 +112,15 @@ export async function formAction<T>(
 /**
  * The one mapping of a service failure to a page, for loaders (and actions that read before they write): an
  * expected failure (AppError) becomes the error page with its status and message — an unknown id the 404
- * page, a bad filter the 400 page; anything else propagates as the 500 page (logged, no details shown).
+ * page, a bad filter the 400 page naming the field; anything else propagates as the 500 page (logged, no
+ * details shown). The message is worded for the reader like a form's.
  */
 export async function orErrorPage<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn()
   } catch (thrown) {
     const error = expectedError(thrown)
-    if (error) throw data({ message: error.message }, { status: error.status })
+    if (error) throw data({ message: failureText(error) }, { status: error.status })
     throw thrown
   }
 }

@@ -1,6 +1,12 @@
 import crypto from 'node:crypto'
-import { data, redirect, unstable_parseMultipartFormData, type UploadHandler } from '@remix-run/node'
+import {
+  data,
+  unstable_parseMultipartFormData,
+  type AppLoadContext,
+  type UploadHandler,
+} from '@remix-run/node'
 import { AppError, expectedError } from '#app/lib/errors.server.ts'
+import { redirectWithFlash } from '#app/lib/flash.server.ts'
 import { CreateTermSchema, UpdateTermSchema } from '#app/schemas/terms.ts'
 import { ATTACHMENT_MAX_BYTES, storeAttachment } from '#app/services/attachments/attachments.server.ts'
 import { renderMarkdown } from '#app/services/markdown/render.server.ts'
@@ -16,7 +22,7 @@ import {
   type EditorResult,
   type EditorValues,
 } from '#app/components/terms/editor-values.ts'
-import { problemsOf } from './forms.server.ts'
+import { formErrorOf, pageMessage, problemsOf } from './forms.server.ts'
 import { requireUserAction } from './session.server.ts'
 
 /** What a form part too large to keep reads as (the rest of the form still arrives). */
@@ -66,7 +72,7 @@ function failure(
       ok: false,
       intent,
       values,
-      formError: error.message,
+      formError: formErrorOf(error),
       fieldErrors: errorsToRows(problemsOf(error), rowOf),
       code: error.code,
     },
@@ -83,6 +89,8 @@ const termPath = (slug: string) => `/terms/${encodeURIComponent(slug)}`
  */
 export async function termEditorAction(options: {
   request: Request
+  /** The request's load context (where the confirmation's cookie is written). */
+  context: AppLoadContext
   /** The term being edited; absent on the new-term page. */
   idOrSlug?: string
 }): Promise<Response | ReturnType<typeof reply>> {
@@ -115,12 +123,22 @@ export async function termEditorAction(options: {
     if (file === TOO_LARGE) {
       const limit = `${ATTACHMENT_MAX_BYTES / 1024 / 1024} MB`
       return answer(
-        { ok: false, intent, values, fieldErrors: { image: `Images may be at most ${limit}.` } },
+        {
+          ok: false,
+          intent,
+          values,
+          fieldErrors: { image: pageMessage('fieldError.imageTooLarge', { size: limit }) },
+        },
         413,
       )
     }
     if (!(file instanceof File) || file.size === 0) {
-      return answer({ ok: false, intent, values, fieldErrors: { image: 'Choose an image file first.' } })
+      return answer({
+        ok: false,
+        intent,
+        values,
+        fieldErrors: { image: pageMessage('fieldError.imageMissing') },
+      })
     }
     try {
       const attachment = await storeAttachment({
@@ -139,7 +157,7 @@ export async function termEditorAction(options: {
       return answer({ ok: true, intent, values, markdown })
     } catch (error) {
       if (error instanceof AppError) {
-        return answer({ ok: false, intent, values, fieldErrors: { image: error.message } }, error.status)
+        return answer({ ok: false, intent, values, fieldErrors: { image: formErrorOf(error) } }, error.status)
       }
       throw error
     }
@@ -151,7 +169,15 @@ export async function termEditorAction(options: {
       const parsed = CreateTermSchema.safeParse(input)
       if (!parsed.success) throw parsed.error
       const term = await createTerm({ input: parsed.data, actorId: actor.user.id })
-      return redirect(`${termPath(term.slug)}?saved=${term.revision}`)
+      return redirectWithFlash(
+        termPath(term.slug),
+        {
+          kind: 'success',
+          message: 'flash.termCreated',
+          values: { name: term.name, revision: `${term.revision}` },
+        },
+        options.context,
+      )
     }
     const rebase = Number(form.get('rebase') ?? 0)
     const parsed = UpdateTermSchema.safeParse({
@@ -162,7 +188,15 @@ export async function termEditorAction(options: {
     const term = await updateTerm({ idOrSlug: options.idOrSlug, input: parsed.data, actorId: actor.user.id })
     // Identical content creates no revision: say so instead of "saved".
     const unchanged = term.revision === parsed.data.baseRevision
-    return redirect(`${termPath(term.slug)}?${unchanged ? 'unchanged' : 'saved'}=${term.revision}`)
+    return redirectWithFlash(
+      termPath(term.slug),
+      {
+        kind: unchanged ? 'info' : 'success',
+        message: unchanged ? 'flash.termUnchanged' : 'flash.termSaved',
+        values: { name: term.name, revision: `${term.revision}` },
+      },
+      options.context,
+    )
   } catch (error) {
     const appError = expectedError(error)
     if (!appError) throw error
@@ -177,7 +211,7 @@ export async function termEditorAction(options: {
         slug: current.content.slug,
       }
       return answer(
-        { ok: false, intent, values, code: appError.code, formError: appError.message, conflict },
+        { ok: false, intent, values, code: appError.code, formError: formErrorOf(appError), conflict },
         409,
       )
     }

@@ -25,6 +25,7 @@ import {
 import { clientAddressReader, type ClientAddress } from './client-address.server.ts'
 import { PageInputError, readPageRequest } from './page-input.server.ts'
 import { checkReadiness } from './readiness.server.ts'
+import { langOfRequest, withPageLang } from '#app/lib/request-lang.server.ts'
 import { securityHeaders, setDataHeaders } from './security-headers.server.ts'
 
 export interface HttpAppOptions {
@@ -100,12 +101,19 @@ export function createHttpApp(options: HttpAppOptions = {}): HttpApp {
       void (async () => {
         const request = await readPageRequest(req, res)
         const client = clientOf(req)
-        const response = await handleRemix(request, {
-          cspNonce: res.locals.cspNonce,
-          requestId: res.locals.requestId,
-          ip: client.ip,
-          isHttps: client.isHttps,
+        // The reader's language, for messages server code words without the request (refused forms).
+        const lang = langOfRequest({
+          cookie: request.headers.get('cookie'),
+          acceptLanguage: request.headers.get('accept-language'),
         })
+        const response = await withPageLang(lang, () =>
+          handleRemix(request, {
+            cspNonce: res.locals.cspNonce,
+            requestId: res.locals.requestId,
+            ip: client.ip,
+            isHttps: client.isHttps,
+          }),
+        )
         await sendFetchResponse(req, res, response)
       })().catch(next)
     })
