@@ -1,8 +1,6 @@
-import { data, type LinksFunction, type LoaderFunctionArgs } from '@remix-run/node'
+import { data, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import {
-  Form,
   isRouteErrorResponse,
-  Link,
   Links,
   Meta,
   Outlet,
@@ -13,8 +11,10 @@ import {
   useRouteError,
   useRouteLoaderData,
 } from '@remix-run/react'
+import { ErrorPage } from './components/error-page.tsx'
 import { FlashMessage } from './components/flash-message.tsx'
 import { useNonce } from './components/nonce.tsx'
+import { SiteHeader } from './components/site-header.tsx'
 import { detectLang, fill, LANG_COOKIE, translate, type Lang, type MessageKey } from './lib/i18n.ts'
 import { takeFlash } from '#app/lib/flash.server.ts'
 import { readCookie } from '#app/lib/cookies.server.ts'
@@ -57,6 +57,27 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   )
 }
 
+/**
+ * The root's title: the one a page without its own `meta` gets, and the one of an error page (an error shown by
+ * the root's boundary renders no child route, so no child's `meta` runs).
+ */
+export const meta: MetaFunction<typeof loader> = ({ data, error }) => {
+  const lang: Lang = data?.lang ?? 'en'
+  const status = isRouteErrorResponse(error) ? error.status : error ? 500 : null
+  const heading: MessageKey | null =
+    status === 404
+      ? 'error.notFound.title'
+      : status === 403
+        ? 'error.forbidden.title'
+        : status === null
+          ? null
+          : status < 500
+            ? 'error.request.title'
+            : 'error.title'
+  const app = translate(lang, 'app.title')
+  return [{ title: heading ? `${translate(lang, heading)} · ${app}` : app }]
+}
+
 /** The signed-in user of the page (null for visitors), for navigation and role-aware controls. */
 export function useOptionalUser() {
   return useRouteLoaderData<typeof loader>('root')?.user ?? null
@@ -89,79 +110,18 @@ export function Layout({ children }: { children: React.ReactNode }) {
   )
 }
 
-/** Navigation shows only what the signed-in role may use. */
-function Header() {
-  const t = useT()
-  const { lang, user, registerOpen } = useLoaderData<typeof loader>()
-  return (
-    <header className="site-header">
-      <Link to="/" className="brand">
-        {t('app.title')}
-      </Link>
-      <nav aria-label="main">
-        <Link to="/">{t('nav.home')}</Link>
-        {user ? (
-          <>
-            <Link to="/terms">{t('nav.terms')}</Link>
-            <Link to="/check">{t('nav.check')}</Link>
-            <Link to="/relations">{t('nav.relations')}</Link>
-            <Link to="/wiki">{t('nav.wiki')}</Link>
-            <Link to="/meetings">{t('nav.meetings')}</Link>
-            <Link to="/search">{t('nav.search')}</Link>
-            {user.role === 'editor' || user.role === 'admin' ? (
-              <>
-                <Link to="/candidates">{t('nav.candidates')}</Link>
-                <Link to="/import">{t('nav.import')}</Link>
-              </>
-            ) : null}
-          </>
-        ) : null}
-        {user?.role === 'admin' ? (
-          <>
-            <Link to="/admin/users">{t('nav.users')}</Link>
-            <Link to="/admin/audit">{t('nav.audit')}</Link>
-            <Link to="/admin/sso">{t('nav.sso')}</Link>
-            <Link to="/admin/settings">{t('nav.adminSettings')}</Link>
-            <Link to="/admin/search-settings">{t('nav.searchSettings')}</Link>
-            <Link to="/admin/search-index">{t('nav.searchIndex')}</Link>
-          </>
-        ) : null}
-      </nav>
-      {user ? (
-        <>
-          <Link to="/settings" title={user.email}>
-            {user.name} ({t(`role.${user.role}` as MessageKey)})
-          </Link>
-          <Form method="post" action="/logout" className="inline">
-            <button type="submit" className="link">
-              {t('nav.logout')}
-            </button>
-          </Form>
-        </>
-      ) : (
-        <>
-          <Link to="/login">{t('nav.login')}</Link>
-          {registerOpen ? <Link to="/register">{t('nav.register')}</Link> : null}
-        </>
-      )}
-      <Form method="post" action="/lang" className="inline">
-        <input type="hidden" name="lang" value={lang === 'ko' ? 'en' : 'ko'} />
-        <button type="submit" className="link">
-          {t('nav.language')}
-        </button>
-      </Form>
-    </header>
-  )
+/** A page made to live in other sites' frames (`/embed`) declares `handle.bare`: no header, no navigation. */
+function useBare(): boolean {
+  return useMatches().some((m) => (m.handle as { bare?: boolean } | undefined)?.bare)
 }
 
 export default function App() {
-  // A page made to live in other sites' frames (`/embed`) declares `handle.bare`: no header, no navigation.
-  const bare = useMatches().some((m) => (m.handle as { bare?: boolean } | undefined)?.bare)
-  const { flash } = useLoaderData<typeof loader>()
+  const bare = useBare()
+  const { lang, user, registerOpen, flash } = useLoaderData<typeof loader>()
   const t = useT()
   return (
     <>
-      {bare ? null : <Header />}
+      {bare ? null : <SiteHeader lang={lang} user={user} registerOpen={registerOpen} />}
       <main className={bare ? 'bare' : undefined}>
         {flash && !bare ? (
           <FlashMessage flash={flash} text={fill(t(flash.message), flash.values ?? {})} />
@@ -172,20 +132,25 @@ export default function App() {
   )
 }
 
+/**
+ * Every error (a 403 of the role check, a 404 of a missing item or of an unknown address, a refused request, a
+ * failure) is shown inside the site: header and navigation when the root loader answered, then what happened in
+ * the reader's language. The answer's status code is the thrown one.
+ */
 export function ErrorBoundary() {
   const error = useRouteError()
-  const notFound = isRouteErrorResponse(error) && error.status === 404
+  const data = useRouteLoaderData<typeof loader>('root')
+  const bare = useBare()
+  const lang = data?.lang ?? 'en'
+  const pageError = isRouteErrorResponse(error) ? { status: error.status, data: error.data } : { status: 500 }
   return (
-    <main>
-      <h1>{notFound ? '404' : 'Error'}</h1>
-      <p>
-        {notFound
-          ? 'This page does not exist. / 이 페이지는 존재하지 않습니다.'
-          : 'Something went wrong. / 문제가 발생했습니다.'}
-      </p>
-      <p>
-        <Link to="/">Home</Link>
-      </p>
-    </main>
+    <>
+      {bare ? null : (
+        <SiteHeader lang={lang} user={data?.user ?? null} registerOpen={data?.registerOpen ?? false} />
+      )}
+      <main className={bare ? 'bare' : undefined}>
+        <ErrorPage error={pageError} lang={lang} signedIn={Boolean(data?.user)} />
+      </main>
+    </>
   )
 }

@@ -29,7 +29,11 @@ export async function requireUser(request: Request, minRole: Role = 'viewer'): P
     throw redirect(`/login?redirectTo=${encodeURIComponent(url.pathname + url.search)}`)
   }
   if (!hasRole(actor.user, minRole)) {
-    throw data({ message: 'Your role does not allow this page.' }, { status: 403 })
+    // The error page names the role the page needs and the reader's own, in the reader's language.
+    throw data(
+      { message: 'Your role does not allow this page.', neededRole: minRole, role: actor.user.role },
+      { status: 403 },
+    )
   }
   return actor
 }

@@ -1,14 +1,16 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
-import { FormError } from '#app/components/forms.tsx'
+import { errorProps, fieldError, FieldError, FormError } from '#app/components/forms.tsx'
+import { redirectWithFlash } from '#app/lib/flash.server.ts'
 import type { MessageKey } from '#app/lib/i18n.ts'
+import { pageTitle } from '#app/lib/page-title.ts'
 import { formAction, invalidForm, parseForm } from '#app/pages/forms.server.ts'
 import { clientOfPage, requireUser, requireUserAction } from '#app/pages/session.server.ts'
 import { useT } from '#app/root.tsx'
 import { SEVERITY_VALUES, UpdateValidationConfigSchema } from '#app/schemas/validation.ts'
 import { getValidationConfig, updateValidationConfig } from '#app/services/settings/settings.server.ts'
 
-export const meta: MetaFunction = () => [{ title: 'Settings · Glossary' }]
+export const meta: MetaFunction = ({ matches }) => [{ title: pageTitle(matches, 'settings.admin.title') }]
 
 /** Service-wide settings an administrator changes (today: how text validation reports letter case). */
 export async function loader({ request }: LoaderFunctionArgs) {
@@ -21,16 +23,21 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const form = await request.formData()
   const parsed = parseForm(UpdateValidationConfigSchema, { wrongCaseSeverity: form.get('wrongCaseSeverity') })
   if (!parsed.ok) return invalidForm(parsed)
-  return formAction(async () => ({
-    ok: true as const,
-    validation: await updateValidationConfig({
+  return formAction(async () => {
+    await updateValidationConfig({
       input: parsed.data,
       audit: {
         actor: { userId: actor.user.id, label: actor.user.email },
         client: clientOfPage(request, context),
       },
-    }),
-  }))
+    })
+    // post → redirect → get: the page shows the stored value and the confirmation, with or without JavaScript
+    return redirectWithFlash(
+      '/admin/settings',
+      { kind: 'success', message: 'flash.serviceSettingsSaved' },
+      context,
+    )
+  })
 }
 
 export default function AdminSettingsPage() {
@@ -50,6 +57,7 @@ export default function AdminSettingsPage() {
             id="wrong-case-severity"
             name="wrongCaseSeverity"
             defaultValue={validation.wrongCaseSeverity}
+            {...errorProps('wrong-case-severity', fieldError(result, 'wrongCaseSeverity'))}
           >
             {SEVERITY_VALUES.map((severity) => (
               <option key={severity} value={severity}>
@@ -57,16 +65,12 @@ export default function AdminSettingsPage() {
               </option>
             ))}
           </select>
+          <FieldError id="wrong-case-severity" message={fieldError(result, 'wrongCaseSeverity')} />
         </label>
         <p className="muted small">{t('settings.admin.wrongCaseHint')}</p>
         <button type="submit" disabled={busy}>
           {t('settings.admin.save')}
         </button>
-        {result && result.ok ? (
-          <p role="status" className="notice">
-            {t('settings.admin.saved')}
-          </p>
-        ) : null}
       </Form>
     </section>
   )

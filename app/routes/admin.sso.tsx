@@ -1,7 +1,9 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { Form, useActionData, useLoaderData } from '@remix-run/react'
 import { Field, FormError } from '#app/components/forms.tsx'
+import { redirectWithFlash } from '#app/lib/flash.server.ts'
 import type { MessageKey } from '#app/lib/i18n.ts'
+import { pageTitle } from '#app/lib/page-title.ts'
 import { formAction } from '#app/pages/forms.server.ts'
 import { clientOfPage, isHttpsPage, requireUser, requireUserAction } from '#app/pages/session.server.ts'
 import { ssoRedirectUri } from '#app/lib/public-origin.server.ts'
@@ -12,7 +14,7 @@ import { checkProxy, readProxyHeaders } from '#app/services/sso/proxy.server.ts'
 import { getSso, updateSso } from '#app/services/sso/settings.server.ts'
 import { PROXY_HEADERS, SSO_MODES } from '#domain/sso.ts'
 
-export const meta: MetaFunction = () => [{ title: 'Sign-in settings · Glossary' }]
+export const meta: MetaFunction = ({ matches }) => [{ title: pageTitle(matches, 'sso.title') }]
 
 /**
  * The administrator's sign-in page (issue 13): the password-login switch and the SSO settings, the same
@@ -88,7 +90,10 @@ export async function action({ request, context }: ActionFunctionArgs) {
         client: clientOfPage(request, context),
         proxyEmail: request.headers.get(PROXY_HEADERS.email),
       })
-      return { ok: true as const, saved: sso, clearedSecrets }
+      // A save that cleared the client secret stays on its answer, which asks for the secret again; any other
+      // save is post → redirect → get with a confirmation.
+      if (clearedSecrets.length) return { ok: true as const, saved: sso, clearedSecrets }
+      return redirectWithFlash('/admin/sso', { kind: 'success', message: 'flash.ssoSaved' }, context)
     },
     { values },
   )

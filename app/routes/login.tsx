@@ -6,7 +6,7 @@ import {
 } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useSearchParams } from '@remix-run/react'
 import { Field, FormError } from '#app/components/forms.tsx'
-import { formAction, invalidForm, parseForm } from '#app/pages/forms.server.ts'
+import { formAction, invalidForm, pageMessage, parseForm } from '#app/pages/forms.server.ts'
 import {
   clientOfPage,
   getSessionActor,
@@ -74,7 +74,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     password: form.get('password') ?? '',
   })
   if (!parsed.ok)
-    return invalidForm({ ok: false as const, formError: 'The email or password is incorrect.' }, 401)
+    return invalidForm({ ok: false as const, formError: pageMessage('formError.badCredentials') }, 401)
   return formAction(async () => {
     const { token } = await loginWithPassword({ ...parsed.data, client: clientOfPage(request, context) })
     return redirect(returnPathOf(form.get('redirectTo')), {

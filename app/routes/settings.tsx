@@ -1,11 +1,8 @@
-import {
-  redirect,
-  type ActionFunctionArgs,
-  type LoaderFunctionArgs,
-  type MetaFunction,
-} from '@remix-run/node'
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import { Field, fieldError, FormError, IntentButton, OneTimeToken } from '#app/components/forms.tsx'
+import { redirectWithFlash } from '#app/lib/flash.server.ts'
+import { pageTitle } from '#app/lib/page-title.ts'
 import { formAction, invalidForm, parseForm } from '#app/pages/forms.server.ts'
 import {
   clientOfPage,
@@ -27,7 +24,7 @@ import { deleteOwnAccount } from '#app/services/users/delete-account.server.ts'
 import { updateAccountName } from '#app/services/users/users.server.ts'
 import { SCOPES } from '#domain/identity.ts'
 
-export const meta: MetaFunction = () => [{ title: 'Settings · Glossary' }]
+export const meta: MetaFunction = ({ matches }) => [{ title: pageTitle(matches, 'settings.title') }]
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireUser(request)
@@ -52,7 +49,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       if (!parsed.ok) return invalidForm({ ...parsed, intent })
       return formAction(async () => {
         await updateAccountName({ userId: actor.user.id, name: parsed.data.name, client })
-        return { ok: true as const, intent, saved: true }
+        return redirectWithFlash('/settings', { kind: 'success', message: 'flash.nameSaved' }, context)
       })
     }
     case 'create-key': {
@@ -70,13 +67,16 @@ export async function action({ request, context }: ActionFunctionArgs) {
     }
     case 'revoke-key':
       return formAction(async () => {
-        await revokeUserKey({
-          userId: actor.user.id,
-          keyId: String(form.get('keyId')),
-          actor: auditActor(actor),
-          client,
-        })
-        return { ok: true as const, intent }
+        const keyId = String(form.get('keyId'))
+        await revokeUserKey({ userId: actor.user.id, keyId, actor: auditActor(actor), client })
+        // the confirmation names the key as its owner named it (the service checked it is theirs)
+        const { keys } = await listUserKeys(actor.user.id)
+        const name = keys.find((key) => key.id === keyId)?.name ?? ''
+        return redirectWithFlash(
+          '/settings',
+          { kind: 'success', message: 'flash.keyRevoked', values: { name } },
+          context,
+        )
       })
     case 'delete-account': {
       const parsed = parseForm(DeleteAccountSchema, {
@@ -86,7 +86,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       if (!parsed.ok) return invalidForm({ ...parsed, intent })
       return formAction(async () => {
         await deleteOwnAccount({ userId: actor.user.id, ...parsed.data, client })
-        return redirect('/login', {
+        return redirectWithFlash('/login', { kind: 'success', message: 'flash.accountDeleted' }, context, {
           headers: { 'Set-Cookie': clearedSessionCookie({ secure: isHttpsPage(context) }) },
         })
       })
@@ -104,7 +104,7 @@ export default function SettingsPage() {
   const t = useT()
   const { user, keys, allowedScopes } = useLoaderData<typeof loader>()
   const result = useActionData<typeof action>() as
-    { ok: boolean; intent?: string; token?: string; saved?: boolean } | undefined
+    { ok: boolean; intent?: string; token?: string } | undefined
   const navigation = useNavigation()
   const busy = navigation.state !== 'idle'
   const resultFor = (intent: string) => (result?.intent === intent ? result : undefined)
@@ -126,7 +126,6 @@ export default function SettingsPage() {
           required
           error={fieldError(resultFor('rename'), 'name')}
         />
-        {resultFor('rename')?.saved ? <p role="status">{t('settings.saved')}</p> : null}
         <button type="submit" disabled={busy}>
           {t('common.save')}
         </button>

@@ -37,7 +37,9 @@ describe('letter case in the pages', () => {
       const errors = watchConsole(page)
 
       await page.goto('/')
-      await page.getByRole('link', { name: 'Settings', exact: true }).first().click()
+      // the admin pages sit in the navigation's Admin menu
+      await page.locator('.site-nav summary', { hasText: 'Admin' }).click()
+      await page.getByRole('link', { name: 'Service settings', exact: true }).click()
       await page.waitForURL('**/admin/settings')
       expect(await page.locator('#wrong-case-severity').inputValue()).toBe('warning')
       await page.locator('#wrong-case-severity').selectOption('error')

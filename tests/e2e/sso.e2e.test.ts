@@ -3,6 +3,7 @@ import type { BrowserContext, Page } from 'playwright-core'
 import { ssoEn, ssoKo } from '#app/lib/messages/sso.ts'
 import { commonEn } from '#app/lib/messages/common.ts'
 import { identityEn, identityKo } from '#app/lib/messages/identity.ts'
+import { siteEn } from '#app/lib/messages/site.ts'
 import { DEFAULT_SSO_BUTTON_LABEL, SSO_FAILURE_CODES } from '#domain/sso.ts'
 import { startTestProvider, TEST_CLIENT_SECRET, type TestProvider } from '#tests/sso-provider.ts'
 import { apiOf, SESSION_COOKIE, useAdminAndViewer, useAppAndBrowser } from './use-app.ts'
@@ -83,7 +84,10 @@ describe('the admin page /admin/sso', () => {
     const viewerPage = await viewer.newPage()
     const response = await viewerPage.goto('/admin/sso')
     expect(response?.status()).toBe(403)
-    expect(await viewerPage.content()).toContain('Your role does not allow this page.')
+    expect(await viewerPage.getByRole('heading', { level: 1 }).innerText()).toBe(
+      siteEn['error.forbidden.title'],
+    )
+    expect(await viewerPage.content()).toContain('This page needs the Admin role. Your role is Viewer.')
     expect(await viewerPage.locator('select[name="mode"]').count()).toBe(0)
     await viewer.close()
   })
@@ -120,8 +124,8 @@ describe('the admin page /admin/sso', () => {
     // OIDC without a client ID cannot be enabled: the missing value is named at its field.
     await page.getByRole('button', { name: ssoEn['sso.save'] }).click()
     await page.getByRole('alert').waitFor()
-    expect(await page.getByRole('alert').innerText()).toBe('The SSO settings cannot be saved.')
-    expect(await ssoForm(page).innerText()).toContain('clientId is needed to enable oidc.')
+    expect(await page.getByRole('alert').innerText()).toBe('Check the marked fields: Client ID.')
+    expect(await ssoForm(page).innerText()).toContain('Fill this in to switch on OpenID Connect.')
     expect(await page.locator('select[name="mode"]').inputValue()).toBe('oidc')
     expect(await input(page, 'tokenEndpoint').inputValue()).toBe(`${provider.issuer}/token`)
     expect((await api('/sso', { cookie: accounts.admin }).then((r) => r.json())).sso.mode).toBe('disabled')
@@ -132,7 +136,9 @@ describe('the admin page /admin/sso', () => {
     await input(page, 'clientSecret').fill('refused-secret-4711')
     await page.getByRole('button', { name: ssoEn['sso.save'] }).click()
     await page.getByRole('alert').waitFor()
-    expect(await ssoForm(page).innerText()).toContain('Enter an http:// or https:// address.')
+    expect(await ssoForm(page).innerText()).toContain(
+      'Enter a web address starting with http:// or https://.',
+    )
     expect(await input(page, 'clientId').inputValue()).toBe(provider.clientId)
     // The typed secret is not sent back with the refused form (neither in the field nor in the page data).
     expect(await input(page, 'clientSecret').inputValue()).toBe('')
@@ -143,7 +149,7 @@ describe('the admin page /admin/sso', () => {
     await input(page, 'tokenEndpoint').fill(`${provider.issuer}/token`)
     await input(page, 'clientSecret').fill(TEST_CLIENT_SECRET)
     await page.getByRole('button', { name: ssoEn['sso.save'] }).click()
-    await page.getByText(ssoEn['sso.saved']).waitFor()
+    await page.getByText(siteEn['flash.ssoSaved']).waitFor()
     expect(await input(page, 'clientSecret').inputValue()).toBe('')
     expect(await page.getByText(ssoEn['sso.clientSecretStored']).count()).toBe(1)
     const saved = await api('/sso', { cookie: accounts.admin })
@@ -164,7 +170,7 @@ describe('the admin page /admin/sso', () => {
     // Saving again with the secret field left empty keeps the stored secret.
     await input(page, 'buttonLabel').fill(BUTTON)
     await page.getByRole('button', { name: ssoEn['sso.save'] }).click()
-    await page.getByText(ssoEn['sso.saved']).waitFor()
+    await page.getByText(siteEn['flash.ssoSaved']).waitFor()
     const kept = await api('/sso', { cookie: accounts.admin }).then((r) => r.json())
     expect(kept.sso.hasClientSecret).toBe(true)
     await context.close()
@@ -182,7 +188,7 @@ describe('the admin page /admin/sso', () => {
 
     await input(page, 'jwksUri').fill('')
     await page.getByRole('button', { name: ssoEn['sso.save'] }).click()
-    await page.getByText('jwksUri is needed to enable oidc.').waitFor()
+    await page.getByText('Fill this in to switch on OpenID Connect.').waitFor()
     expect(await input(page, 'clientId').inputValue()).toBe(provider.clientId)
     // The refused save answered 400 on purpose; Chromium logs every 4xx fetch. Nothing else may be logged.
     expect(errors.splice(0)).toEqual([expect.stringContaining('400')])
