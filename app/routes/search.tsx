@@ -1,20 +1,23 @@
 import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { Form, Link, useLoaderData } from '@remix-run/react'
 import type { ReactNode } from 'react'
+import { pageTitle } from '#app/lib/page-title.ts'
 import { FormError } from '#app/components/forms.tsx'
-import { formatDate, termHref } from '#app/components/terms/ui.tsx'
+import { formatDate, StatusBadge, termHref, useCount } from '#app/components/terms/ui.tsx'
 import { highlightParts } from '#app/lib/highlight.ts'
 import { passageHref } from '#app/lib/passage.ts'
 import { fill, type MessageKey } from '#app/lib/i18n.ts'
 import { formAction, invalidForm, parseForm, type FormFailure } from '#app/pages/forms.server.ts'
+import { findTermsByName, type NameMatch } from '#app/pages/home.server.ts'
 import { requireUser } from '#app/pages/session.server.ts'
 import { useOptionalUser, useT } from '#app/root.tsx'
 import { MeetingSearchRequestSchema, SearchRequestSchema } from '#app/schemas/rag.ts'
+import { searchReadiness } from '#app/services/search/config.server.ts'
 import { searchMeetings, searchTerms, searchWiki } from '#app/services/search/search.server.ts'
 import { listClassification } from '#app/services/terms/classification.server.ts'
 import { RAG_LIMITS } from '#domain/rag.ts'
 
-export const meta: MetaFunction = () => [{ title: 'Search · Glossary' }]
+export const meta: MetaFunction = ({ matches }) => [{ title: pageTitle(matches, 'search.title') }]
 
 /** The three searches by meaning, one tab each (spec "Vector search"). */
 const TABS = ['terms', 'wiki', 'meetings'] as const
@@ -32,11 +35,16 @@ type SearchForm = ReturnType<typeof formOf>
 const endOfDay = (date: string) => (/^\d{4}-\d{2}-\d{2}$/.test(date) ? `${date}T23:59:59.999Z` : date)
 const optional = (value: string) => (value.trim() === '' ? undefined : value)
 
+/** How many terms the name search lists when search by meaning cannot run (the rest are on `/terms`). */
+const NAME_SEARCH_LIMIT = 20
+
 /**
- * `/search` for every signed-in user: runs the chosen tab's search when the address has a query. A search that
- * cannot run (search off, a secret unreadable: `rag_not_ready`; the provider failing: `rag_provider_error`)
- * is this page with its message (status 200: the page worked, formAction), a query the API would refuse is
- * this page with the problem at its field (400) — never the error page.
+ * `/search` for every signed-in user: runs the chosen tab's search when the address has a query. When search
+ * by meaning cannot run (`searchReadiness`: switched off, no provider, a secret unreadable), the terms tab
+ * searches names and notations instead (the term list's search) and says so (issue 27 item 3); the other tabs,
+ * and a provider failing (`rag_provider_error`), are this page with its message (status 200: the page worked,
+ * formAction). A query the API would refuse is this page with the problem at its field (400) — never the
+ * error page.
  */
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireUser(request)
@@ -44,6 +52,13 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const domains = (await listClassification({ kind: 'domain' })).items.map((d) => d.key)
   const extra = { form, domains }
   if (form.q.trim() === '') return { ...extra, ok: true as const, search: null }
+  if (form.tab === 'terms') {
+    const readiness = await searchReadiness()
+    if (!readiness.ready) {
+      const found = await findTermsByName(form.q, { limit: NAME_SEARCH_LIMIT, domain: optional(form.domain) })
+      return { ...extra, ok: true as const, search: null, byName: { reason: readiness.reason, ...found } }
+    }
+  }
   const common = { query: form.q, domain: optional(form.domain) }
   if (form.tab === 'meetings') {
     const parsed = parseForm(MeetingSearchRequestSchema, {
@@ -160,6 +175,65 @@ function Problem({ failure }: { failure: FormFailure }) {
   return <FormError result={failure} />
 }
 
+/**
+ * The terms whose name or notation matches, when search by meaning cannot run: the sentence that says so (and
+ * why, unless an administrator simply switched it off), then the terms with their notation and status.
+ */
+function NameResults({
+  form,
+  byName,
+}: {
+  form: SearchForm
+  byName: { reason: string; items: NameMatch[]; total: number }
+}) {
+  const t = useT()
+  const count = useCount()
+  const user = useOptionalUser()
+  return (
+    <>
+      <div
+        role="status"
+        className="notice name-search-notice"
+        data-testid="search-fallback"
+        data-reason={byName.reason}
+      >
+        <p>{t(byName.reason === 'off' ? 'home.fallback.off' : 'home.fallback.notReady')}</p>
+        {byName.reason === 'off' ? null : (
+          <p className="muted small">{t(`search.reason.${byName.reason}` as MessageKey)}</p>
+        )}
+        {user?.role === 'admin' ? (
+          <p className="small">
+            <Link to="/admin/search-settings">{t('search.toSettings')}</Link>
+          </p>
+        ) : null}
+      </div>
+      <p className="muted" data-testid="search-count">
+        {count('count.term', byName.total)}
+      </p>
+      {byName.total === 0 ? <p>{t('search.none')}</p> : null}
+      <ol className="search-results name-results">
+        {byName.items.map((term) => (
+          <li key={term.id} data-testid="search-result">
+            <Link to={termHref(term.slug)}>{term.name}</Link>{' '}
+            {term.notation ? <span className="notation">{term.notation}</span> : null}{' '}
+            <StatusBadge status={term.status} />
+            {term.definition ? <p className="muted small clamp">{term.definition}</p> : null}
+          </li>
+        ))}
+      </ol>
+      {byName.total > byName.items.length ? (
+        <p>
+          <Link
+            to={`/terms?${new URLSearchParams({ q: form.q, ...(form.domain ? { domain: form.domain } : {}) })}`}
+          >
+            {fill(t('home.fallback.more'), { n: byName.total })}
+          </Link>
+        </p>
+      ) : null}
+    </>
+  )
+}
+
 export default function SearchPage() {
   const t = useT()
   const data = useLoaderData<typeof loader>()
@@ -168,6 +242,7 @@ export default function SearchPage() {
   const failure = data.ok === false ? (data as FormFailure) : null
   const errors = failure?.fieldErrors ?? {}
   const search = 'search' in data ? data.search : null
+  const byName = 'byName' in data ? data.byName : null
   const tabHref = (tab: Tab) => {
     const params = new URLSearchParams({ tab })
     if (form.q) params.set('q', form.q)
@@ -236,6 +311,7 @@ export default function SearchPage() {
         <button type="submit">{t('search.submit')}</button>
       </Form>
       {failure ? <Problem failure={failure} /> : null}
+      {byName ? <NameResults form={form} byName={byName} /> : null}
       {search ? (
         <>
           <p className="muted" data-testid="search-count">

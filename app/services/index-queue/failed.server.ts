@@ -51,6 +51,11 @@ export async function listFailedIndexRows(): Promise<{ items: FailedIndexRow[]; 
   }
 }
 
+/** How many sources have a failed row (the count `listFailedIndexRows` answers as `total`), for the home page. */
+export async function countFailedIndexRows(): Promise<number> {
+  return (await selectFailedRows(em(), 0)).total
+}
+
 /**
  * Puts failed rows back to `queued`: the given ones, or every failed row when `ids` is omitted. Answers how
  * many rows went back (a row whose source has newer queued work is removed instead: that work indexes it).

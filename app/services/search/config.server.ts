@@ -22,7 +22,12 @@ import { embedderOf, keyHeaders, rerankerOf } from '#app/services/ai/registry.se
 import type { Embedder, Reranker } from '#app/services/ai/provider.server.ts'
 import { enqueueIndexMany, requeueFailed } from '#app/services/index-queue/enqueue.server.ts'
 import { em } from '#db/orm.ts'
-import { MODEL_ENDPOINTS, type EmbeddingProvider, type RerankerProvider } from '#domain/rag.ts'
+import {
+  MODEL_ENDPOINTS,
+  type EmbeddingProvider,
+  type RAG_NOT_READY_REASONS,
+  type RerankerProvider,
+} from '#domain/rag.ts'
 import {
   selectConfig,
   selectSearchableSources,
@@ -123,6 +128,27 @@ export async function readySearchSettings(): Promise<SearchSettings> {
     })
   }
   return settings
+}
+
+/** Why search by meaning cannot run (`details.reason` of `rag_not_ready`). */
+export type SearchNotReadyReason = (typeof RAG_NOT_READY_REASONS)[number]
+
+/**
+ * Whether search by meaning can run now, decided by `readySearchSettings` (the one rule), as data: pages that
+ * offer something else when it cannot (the home page, `/search`'s name search) ask this instead of failing.
+ */
+export async function searchReadiness(): Promise<
+  { ready: true } | { ready: false; reason: SearchNotReadyReason }
+> {
+  try {
+    await readySearchSettings()
+    return { ready: true }
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'rag_not_ready') {
+      return { ready: false, reason: error.details?.reason as SearchNotReadyReason }
+    }
+    throw error
+  }
 }
 
 /** The embedder of the settings, every call recorded. */

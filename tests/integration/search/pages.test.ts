@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { homeEn } from '#app/lib/messages/home.ts'
 import { searchEn } from '#app/lib/messages/search.ts'
 import * as searchIndexPage from '#app/routes/admin.search-index.tsx'
 import * as searchSettingsPage from '#app/routes/admin.search-settings.tsx'
@@ -61,6 +62,18 @@ function settingsForm(overrides: Fields = {}): Fields {
 
 const saveSettings = (fields: Fields) => pages.post('/admin/search-settings', fields, admin.sessionHeaders)
 
+/** A save as a browser without JavaScript makes it: the redirect followed, with the flash cookie it set. */
+async function savedPage(fields: Fields) {
+  const res = await saveSettings(fields)
+  expect(res.status, textOf(res.html)).toBe(302)
+  expect(res.location).toBe('/admin/search-settings')
+  const flash = res.headers
+    .getSetCookie()
+    .map((line) => line.split(';')[0])
+    .join('; ')
+  return pages.get(res.location!, { cookie: `${admin.sessionHeaders.cookie}; ${flash}` })
+}
+
 /** The text of the page without tags, whitespace folded (what a reader sees). */
 const textOf = (html: string) =>
   html
@@ -114,7 +127,7 @@ describe('who may open the pages', () => {
       expect(anonymous.location).toBe(`/login?redirectTo=${encodeURIComponent(path)}`)
       const refused = await pages.get(path, viewer.sessionHeaders)
       expect(refused.status).toBe(403)
-      expect(refused.html).toContain('Your role does not allow this page.')
+      expect(textOf(refused.html)).toContain('This page needs the Admin role. Your role is Viewer.')
       const res = await pages.get(path, admin.sessionHeaders)
       expect(res.status).toBe(200)
       expect(res.html).toContain('href="/admin/search-settings"')
@@ -142,9 +155,8 @@ describe('who may open the pages', () => {
 
 describe('/admin/search-settings', () => {
   it('saves every field; the key and header values are stored encrypted and never appear in a page', async () => {
-    const res = await saveSettings(
+    const res = await savedPage(
       settingsForm({
-        chatEnabled: 'on',
         embeddingApiKey: KEY,
         'embeddingHeaders.0.name': 'X-Tenant',
         'embeddingHeaders.0.value': HEADER_VALUE,
@@ -155,7 +167,7 @@ describe('/admin/search-settings', () => {
       }),
     )
     expect(res.status, textOf(res.html)).toBe(200)
-    expect(textOf(res.html)).toContain(searchEn['searchSettings.saved'])
+    expect(res.html).toMatch(/class="flash flash-success" role="status">Search settings saved\./)
     const stored = await storedConfig()
     expect(stored.embedding_api_key).toMatch(/^v1:/)
     expect(JSON.stringify(stored)).not.toContain(KEY)
@@ -163,7 +175,7 @@ describe('/admin/search-settings', () => {
     const read = await (await dispatch('/admin/rag-config', { headers: admin.sessionHeaders })).json()
     expect(read).toMatchObject({
       enabled: true,
-      chatEnabled: true,
+      chatEnabled: false, // not on the page (nothing uses it yet): a save leaves it as stored
       embeddingBaseUrl: provider.url,
       embeddingModel: 'text-embed-small',
       hasApiKey: true,
@@ -180,6 +192,9 @@ describe('/admin/search-settings', () => {
     expect(page.html).toMatch(/data-testid="embedding-key-state"[^>]*>configured</)
     expect(page.html).toMatch(/data-testid="reranker-key-state"[^>]*>not configured</)
     expect(page.html).toContain('<code>X-Tenant</code>')
+    // the chat comes later: the page offers no setting for it
+    expect(page.html).not.toContain('name="chatEnabled"')
+    expect(textOf(page.html)).not.toMatch(/chatbot/i)
   })
 
   it('an empty key and header value keep the stored ones; "remove" deletes the key; a removed row deletes the header', async () => {
@@ -191,12 +206,12 @@ describe('/admin/search-settings', () => {
       'embeddingHeaders.1.name': '',
       'embeddingHeaders.1.value': '',
     })
-    expect((await saveSettings(keep)).status).toBe(200)
+    expect((await saveSettings(keep)).status).toBe(302)
     expect(await storedConfig()).toMatchObject({
       embedding_api_key: stored.embedding_api_key,
       embedding_headers: stored.embedding_headers,
     })
-    const removed = await saveSettings({
+    const removed = await savedPage({
       ...keep,
       embeddingApiKeyRemove: 'on',
       'embeddingHeaders.0.remove': 'on',
@@ -205,7 +220,7 @@ describe('/admin/search-settings', () => {
     expect(await storedConfig()).toMatchObject({ embedding_api_key: null, embedding_headers: [] })
     expect(removed.html).toMatch(/data-testid="embedding-key-state"[^>]*>not configured</)
     // put the key back for the tests below
-    expect((await saveSettings(settingsForm({ embeddingApiKey: KEY }))).status).toBe(200)
+    expect((await saveSettings(settingsForm({ embeddingApiKey: KEY }))).status).toBe(302)
   })
 
   it('shows each validation problem at its field, keeps the submitted values and never echoes a typed secret', async () => {
@@ -221,21 +236,30 @@ describe('/admin/search-settings', () => {
     )
     expect(res.status).toBe(400)
     const body = bodyOf(res.html)
-    expect(body).toMatch(/id="field-embeddingBaseUrl-error"[^>]*>Use an http:\/\/ or https:\/\/ address\./)
+    expect(body).toMatch(
+      /id="field-embeddingBaseUrl-error"[^>]*>Enter a web address starting with http:\/\/ or https:\/\/\./,
+    )
     expect(body).toMatch(/id="field-chunkSize-error"/)
-    expect(textOf(body)).toContain('A header name is letters, digits')
+    expect(textOf(body)).toContain('Use only letters, digits and - _ . in a header name.')
     expect(body).toContain('value="ftp://models.example"')
     expect(body).toContain('value="Bad Header"')
     expect(res.html).not.toContain('typed-KEY-never-shown')
     expect(res.html).not.toContain('typed-VALUE-never-shown')
     expect(textOf(body)).toContain(searchEn['searchSettings.retypeSecrets'])
+    // the refusal is shown at the Save button, and a browser without JavaScript opens the answer there
+    expect(body).toMatch(
+      /<div class="settings-action" id="save-settings">[\s\S]*?role="alert"[\s\S]*?value="save"/,
+    )
+    expect(body).toContain('action="/admin/search-settings#save-settings"')
     // the service's own rules come back the same way (formAction)
     const overlap = await saveSettings(settingsForm({ chunkSize: '400', chunkOverlap: '400' }))
     expect(overlap.status).toBe(400)
-    expect(bodyOf(overlap.html)).toMatch(/id="field-chunkOverlap-error"[^>]*>chunkOverlap must be smaller/)
+    expect(bodyOf(overlap.html)).toMatch(
+      /id="field-chunkOverlap-error"[^>]*>Make the overlap smaller than the chunk size \(400\)/,
+    )
     const newHeader = await saveSettings(settingsForm({ 'embeddingHeaders.0.name': 'X-New' }))
     expect(newHeader.status).toBe(400)
-    expect(textOf(newHeader.html)).toContain('The new header "X-New" needs a value.')
+    expect(textOf(newHeader.html)).toContain('Enter a value for the new header “X-New”.')
     expect(await storedConfig()).toEqual(before)
   })
 
@@ -301,12 +325,17 @@ describe('/admin/search-settings', () => {
       expect(bodyOf(page.html)).toContain('data-testid="secrets-unreadable"')
       expect(textOf(page.html)).toContain(searchEn['searchSettings.unreadable'])
       expect(textOf(page.html)).toContain(searchEn['searchSettings.unreadableFix'])
+      // the terms tab falls back to names and notations and says why; the wiki tab says why
       const search = await pages.get('/search?q=anything', viewer.sessionHeaders)
       expect(search.status).toBe(200)
-      expect(bodyOf(search.html)).toContain('data-code="rag_not_ready"')
+      expect(bodyOf(search.html)).toContain('data-reason="secret_unreadable"')
+      expect(textOf(search.html)).toContain(homeEn['home.fallback.notReady'])
       expect(textOf(search.html)).toContain(searchEn['search.reason.secret_unreadable'])
+      const wiki = await pages.get('/search?tab=wiki&q=anything', viewer.sessionHeaders)
+      expect(bodyOf(wiki.html)).toContain('data-code="rag_not_ready"')
+      expect(textOf(wiki.html)).toContain(searchEn['search.reason.secret_unreadable'])
       // entering the key again is the fix
-      expect((await saveSettings(settingsForm({ embeddingApiKey: KEY }))).status).toBe(200)
+      expect((await saveSettings(settingsForm({ embeddingApiKey: KEY }))).status).toBe(302)
       const fixed = await pages.get('/admin/search-settings', admin.sessionHeaders)
       expect(bodyOf(fixed.html)).not.toContain('data-testid="secrets-unreadable"')
     } finally {
@@ -321,7 +350,7 @@ describe('/search', () => {
   let meetingId = ''
 
   beforeAll(async () => {
-    expect((await saveSettings(settingsForm({ embeddingApiKey: KEY }))).status).toBe(200)
+    expect((await saveSettings(settingsForm({ embeddingApiKey: KEY }))).status).toBe(302)
     await em().execute('delete from rag_index_queue')
     term = await createTerm({
       name: 'Pangolin Ledger',
@@ -433,17 +462,26 @@ describe('/search', () => {
     expect(textOf(failing.html)).toContain(searchEn['search.providerError'])
     expect(textOf(failing.html)).toContain(searchEn['ai.failure.provider_unavailable'])
     expect(failing.html).not.toContain('secret echo')
-    expect((await saveSettings(settingsForm({ enabled: '' }))).status).toBe(200)
+    expect((await saveSettings(settingsForm({ enabled: '' }))).status).toBe(302)
     try {
+      // switched off: the terms tab searches names and notations instead and says so in one sentence
+      provider.requests.length = 0
       const off = await pages.get('/search?q=pangolin', viewer.sessionHeaders)
       expect(off.status).toBe(200)
-      expect(bodyOf(off.html)).toContain('data-code="rag_not_ready"')
-      expect(textOf(off.html)).toContain(searchEn['search.notReady'])
-      expect(textOf(off.html)).toContain(searchEn['search.reason.off'])
+      expect(bodyOf(off.html)).toContain('data-reason="off"')
+      expect(textOf(off.html)).toContain(homeEn['home.fallback.off'])
+      expect(bodyOf(off.html)).toContain(`href="/terms/${term.slug}"`)
+      expect(provider.requests).toHaveLength(0) // no provider call while search is off
+      // the wiki and meeting tabs cannot fall back: they say why
+      const offWiki = await pages.get('/search?tab=wiki&q=pangolin', viewer.sessionHeaders)
+      expect(offWiki.status).toBe(200)
+      expect(bodyOf(offWiki.html)).toContain('data-code="rag_not_ready"')
+      expect(textOf(offWiki.html)).toContain(searchEn['search.notReady'])
+      expect(textOf(offWiki.html)).toContain(searchEn['search.reason.off'])
       // the form is still there to search again
       expect(bodyOf(off.html)).toContain('name="q"')
     } finally {
-      expect((await saveSettings(settingsForm())).status).toBe(200)
+      expect((await saveSettings(settingsForm())).status).toBe(302)
     }
   })
 
