@@ -1,7 +1,9 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
+import { pageTitle } from '#app/lib/page-title.ts'
 import { Field, FormError } from '#app/components/forms.tsx'
 import { useCount } from '#app/components/terms/ui.tsx'
+import { redirectWithFlash } from '#app/lib/flash.server.ts'
 import { fill, type MessageKey } from '#app/lib/i18n.ts'
 import { formAction, invalidForm, parseForm, type FormFailure } from '#app/pages/forms.server.ts'
 import { clientOfPage, requireUser, requireUserAction } from '#app/pages/session.server.ts'
@@ -16,20 +18,32 @@ import {
 import { EMBEDDING_PROVIDERS, MODEL_ENDPOINTS, RAG_LIMITS, RERANKER_PROVIDERS } from '#domain/rag.ts'
 import type { ModelEndpoint } from '#domain/rag.ts'
 
-export const meta: MetaFunction = () => [{ title: 'Search and AI settings · Glossary' }]
+export const meta: MetaFunction = ({ matches }) => [{ title: pageTitle(matches, 'searchSettings.title') }]
 
 /**
- * The administrator's "Search and AI" page (issue 12): every field of the spec's search configuration, the
- * provider's model list, the connection test and why search cannot run — the same services as
- * `GET`/`PATCH /admin/rag-config`, `POST /admin/rag-config/models` and `/test`. Secrets are write-only: the
- * page says whether a key or a header value is stored, never what it is, and a refused save or a model list
- * never sends typed secrets back (they are typed again). Works without JavaScript: "Load models" is a submit
- * button answering the form with the submitted values and the list.
+ * The administrator's "Search and AI" page (issue 12): the search configuration's fields, the provider's model
+ * list, the connection test and why search cannot run — the same services as `GET`/`PATCH /admin/rag-config`,
+ * `POST /admin/rag-config/models` and `/test`. Secrets are write-only: the page says whether a key or a header
+ * value is stored, never what it is, and a refused save or a model list never sends typed secrets back (they
+ * are typed again). Works without JavaScript: "Load models" is a submit button answering the form with the
+ * submitted values and the list.
+ *
+ * Short sections (issue 27, item 11): the switch, the embedding provider's address and model, its key and
+ * headers; the reranker, custom headers and chunking fold away until used. Each answer is shown next to the
+ * button that asked for it (a model list at its "Load models", a refused save at "Save", the connection test
+ * at its button), and a form's address ends in that place's anchor, so a browser without JavaScript opens the
+ * answer there. A save ends in a redirect with a flash message. `chatEnabled` is not on the page: nothing uses
+ * it yet (the chat comes later), and a save leaves it as stored.
  */
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireUser(request, 'admin')
   return { config: await getRagConfig() }
 }
+
+const PAGE = '/admin/search-settings'
+/** The anchors of the places answers are shown at (see the module's comment). */
+const SAVE_ANCHOR = 'save-settings'
+const TEST_ANCHOR = 'test-connection'
 
 /** At most this many empty rows for new custom headers are offered at a time (the form grows after a save). */
 const NEW_HEADER_ROWS = 2
@@ -70,7 +84,6 @@ function formValues(form: FormData) {
   const known = (prefix: ModelEndpoint) => form.getAll(`${prefix}KnownModel`).map(String)
   return {
     enabled: form.get('enabled') === 'on',
-    chatEnabled: form.get('chatEnabled') === 'on',
     embeddingProvider: text('embeddingProvider'),
     embeddingBaseUrl: text('embeddingBaseUrl'),
     embeddingModel: model('embedding'),
@@ -101,7 +114,6 @@ function patchOf(form: FormData, values: FormValues) {
     headerRowsOf(form, prefix).map((r) => ({ name: r.name, value: r.value }))
   return {
     enabled: values.enabled,
-    chatEnabled: values.chatEnabled,
     embeddingProvider: values.embeddingProvider,
     embeddingBaseUrl: values.embeddingBaseUrl,
     embeddingModel: values.embeddingModel,
@@ -141,30 +153,39 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const endpoint = MODEL_ENDPOINTS.find((e) => intent === `models-${e}`)
   if (endpoint) {
     const parsed = parseForm(ListModelsSchema, { baseUrl: values[`${endpoint}BaseUrl`], endpoint })
-    if (!parsed.ok) return invalidForm({ ...atBaseUrl(parsed, endpoint), values })
+    if (!parsed.ok) return invalidForm({ ...atBaseUrl(parsed, endpoint), values, listing: endpoint })
     return formAction(
       async () => {
         const { models } = await listProviderModels(parsed.data)
         const listed = { ...values.models, [endpoint]: models.map((m) => m.id) }
         return { ok: true as const, listed: endpoint, values: { ...values, models: listed } }
       },
-      { values },
+      { values, listing: endpoint },
     )
   }
   const parsed = parseForm(UpdateRagConfigSchema, patchOf(form, values))
   if (!parsed.ok) return invalidForm({ ...parsed, values })
   return formAction(
-    async () => ({
-      ok: true as const,
-      saved: await updateRagConfig({
+    async () => {
+      const saved = await updateRagConfig({
         input: parsed.data,
         actorId: actor.user.id,
         audit: {
           actor: { userId: actor.user.id, label: actor.user.email },
           client: clientOfPage(request, context),
         },
-      }),
-    }),
+      })
+      // Secrets cleared by a new address: the page marks each as "not configured"; the message says to retype.
+      const cleared = saved.clearedSecrets.length > 0
+      return redirectWithFlash(
+        PAGE,
+        {
+          kind: cleared ? 'info' : 'success',
+          message: cleared ? 'searchSettings.savedSecretsCleared' : 'searchSettings.saved',
+        },
+        context,
+      )
+    },
     { values },
   )
 }
@@ -175,7 +196,6 @@ function storedValues(config: RagConfigDto): FormValues {
     headers.map((h) => ({ name: h.name, stored: true }))
   return {
     enabled: config.enabled,
-    chatEnabled: config.chatEnabled,
     embeddingProvider: config.embeddingProvider,
     embeddingBaseUrl: config.embeddingBaseUrl,
     embeddingModel: config.embeddingModel,
@@ -198,7 +218,15 @@ function errorAt(errors: Record<string, string>, name: string): string | undefin
 }
 
 /** The model: a select of the provider's models once listed (with "other"), and the free-text field. */
-function ModelField(props: { endpoint: ModelEndpoint; value: string; models: string[]; error?: string }) {
+function ModelField(props: {
+  endpoint: ModelEndpoint
+  value: string
+  models: string[]
+  error?: string
+  /** The answer of this endpoint's "Load models": how many were listed, or why not. */
+  listed?: number
+  listFailure?: FormFailure | null
+}) {
   const t = useT()
   const { endpoint, value, models } = props
   const listed = models.includes(value)
@@ -226,10 +254,18 @@ function ModelField(props: { endpoint: ModelEndpoint; value: string; models: str
         defaultValue={listed ? '' : value}
         error={props.error}
       />
-      <button type="submit" name="intent" value={`models-${endpoint}`} formNoValidate className="secondary">
-        {t('searchSettings.loadModels')}
-      </button>
-      <p className="muted small">{t('searchSettings.modelsHint')}</p>
+      <div className="settings-action" id={`${endpoint}-models`}>
+        <button type="submit" name="intent" value={`models-${endpoint}`} formNoValidate className="secondary">
+          {t('searchSettings.loadModels')}
+        </button>
+        {props.listed !== undefined ? (
+          <p role="status" className="notice">
+            {fill(t('searchSettings.modelsListed'), { n: props.listed })}
+          </p>
+        ) : null}
+        <FormError result={props.listFailure} />
+        <p className="muted small">{t('searchSettings.modelsHint')}</p>
+      </div>
     </>
   )
 }
@@ -250,7 +286,7 @@ function ApiKeyField(props: { endpoint: ModelEndpoint; stored: boolean; error?: 
         {t(props.stored ? 'searchSettings.configured' : 'searchSettings.notConfigured')}
       </p>
       {props.stored ? (
-        <label>
+        <label className="inline-check">
           <input type="checkbox" name={`${props.endpoint}ApiKeyRemove`} /> {t('searchSettings.apiKeyRemove')}
         </label>
       ) : null}
@@ -261,6 +297,7 @@ function ApiKeyField(props: { endpoint: ModelEndpoint; stored: boolean; error?: 
 /**
  * Custom headers, write-only: stored rows by name with "configured" (or "not configured" once a changed base
  * URL cleared the value; `stored` is what the settings now hold), a value field that replaces, a removal box.
+ * Folded away while there are none (most providers need none), open when some are stored or refused.
  */
 function HeaderRows(props: {
   endpoint: ModelEndpoint
@@ -273,8 +310,15 @@ function HeaderRows(props: {
   const free = Math.max(0, Math.min(NEW_HEADER_ROWS, RAG_LIMITS.customHeadersMax - props.rows.length))
   const rows = [...props.rows, ...Array.from({ length: free }, () => ({ name: '', stored: false }))]
   return (
-    <fieldset data-testid={`${props.endpoint}-headers`}>
-      <legend>{t('searchSettings.headers')}</legend>
+    <details
+      className="settings-fold"
+      data-testid={`${props.endpoint}-headers`}
+      open={props.rows.length > 0 || Boolean(props.error)}
+    >
+      <summary>
+        {t('searchSettings.headers')}
+        {props.rows.length ? <span className="muted small"> ({props.rows.length})</span> : null}
+      </summary>
       <p className="muted small">
         {fill(t('searchSettings.headersHint'), { max: RAG_LIMITS.customHeadersMax })}
       </p>
@@ -308,10 +352,14 @@ function HeaderRows(props: {
                   ? 'searchSettings.headerKeep'
                   : 'searchSettings.headerValue',
               )}
-              aria-label={t('searchSettings.headerValue')}
+              aria-label={
+                row.stored
+                  ? `${t('searchSettings.headerValue')} ${row.name}`
+                  : t('searchSettings.headerValue')
+              }
             />
             {row.stored || row.name ? (
-              <label className="inline">
+              <label className="inline-check">
                 <input type="checkbox" name={`${key}.remove`} /> {t('searchSettings.headerRemove')}
               </label>
             ) : null}
@@ -319,9 +367,81 @@ function HeaderRows(props: {
         )
       })}
       {props.error ? <p className="error">{props.error}</p> : null}
-    </fieldset>
+    </details>
   )
 }
+
+/** A provider's settings: kind, address and model, then its key and headers. */
+function EndpointFields(props: {
+  endpoint: ModelEndpoint
+  providers: readonly string[]
+  shown: FormValues
+  storedKey: boolean
+  storedHeaders: RagConfigDto['embeddingCustomHeaders']
+  error: (name: string) => string | undefined
+  listed?: number
+  listFailure?: FormFailure | null
+}) {
+  const t = useT()
+  const { endpoint, shown, error } = props
+  return (
+    <>
+      <h3>{t('searchSettings.addressModel')}</h3>
+      <label htmlFor={`${endpoint}-provider`}>
+        {t('searchSettings.provider')}
+        <select
+          id={`${endpoint}-provider`}
+          name={`${endpoint}Provider`}
+          defaultValue={shown[`${endpoint}Provider`]}
+          aria-invalid={error(`${endpoint}Provider`) ? true : undefined}
+          aria-describedby={error(`${endpoint}Provider`) ? `${endpoint}-provider-error` : undefined}
+        >
+          {props.providers.map((kind) => (
+            <option key={kind} value={kind}>
+              {t(`searchSettings.provider.${kind}` as MessageKey)}
+            </option>
+          ))}
+        </select>
+        {error(`${endpoint}Provider`) ? (
+          <span id={`${endpoint}-provider-error`} className="error">
+            {error(`${endpoint}Provider`)}
+          </span>
+        ) : null}
+      </label>
+      <Field
+        label={t('searchSettings.baseUrl')}
+        name={`${endpoint}BaseUrl`}
+        defaultValue={shown[`${endpoint}BaseUrl`]}
+        error={error(`${endpoint}BaseUrl`)}
+      />
+      <ModelField
+        endpoint={endpoint}
+        value={shown[`${endpoint}Model`]}
+        models={shown.models[endpoint]}
+        error={error(`${endpoint}Model`)}
+        listed={props.listed}
+        listFailure={props.listFailure}
+      />
+      <h3>{t('searchSettings.keyHeaders')}</h3>
+      <ApiKeyField endpoint={endpoint} stored={props.storedKey} error={error(`${endpoint}ApiKey`)} />
+      <HeaderRows
+        endpoint={endpoint}
+        rows={shown[`${endpoint}Headers`]}
+        stored={props.storedHeaders}
+        error={error(`${endpoint}CustomHeaders`)}
+      />
+    </>
+  )
+}
+
+const CHUNK_FIELDS = ['chunkSize', 'chunkOverlap', 'topK'] as const
+const RERANKER_FIELDS = [
+  'rerankerEnabled',
+  'rerankerProvider',
+  'rerankerBaseUrl',
+  'rerankerModel',
+  'rerankerApiKey',
+]
 
 export default function AdminSearchSettingsPage() {
   const t = useT()
@@ -329,22 +449,33 @@ export default function AdminSearchSettingsPage() {
   const { config } = useLoaderData<typeof loader>()
   const result = useActionData<typeof action>()
   const busy = useNavigation().state !== 'idle'
-  const failure = result && result.ok === false ? (result as FormFailure) : null
+  const failure = result && result.ok === false ? (result as FormFailure & { listing?: ModelEndpoint }) : null
   // after a model list or a refused save the form shows what was submitted, else what is stored
   const shown: FormValues =
-    result && 'values' in result && !('saved' in result)
-      ? (result.values as FormValues)
-      : storedValues(config)
+    result && 'values' in result ? (result.values as FormValues) : storedValues(config)
   const errors = failure?.fieldErrors ?? {}
   const error = (name: string) => errorAt(errors, name)
   const test = result && 'test' in result ? result.test : null
   const testFailure = failure && !('values' in failure) ? failure : null
-  const formFailure = failure && 'values' in failure ? failure : null
+  // a refused model list is shown at its button, a refused save at "Save"
+  const listFailure = (endpoint: ModelEndpoint) => (failure?.listing === endpoint ? failure : null)
+  const saveFailure = failure && 'values' in failure && !failure.listing ? failure : null
+  const listed = (endpoint: ModelEndpoint) =>
+    result && 'listed' in result && result.listed === endpoint
+      ? result.values.models[endpoint].length
+      : undefined
+  const rerankerOpen =
+    shown.rerankerEnabled ||
+    shown.rerankerBaseUrl !== '' ||
+    RERANKER_FIELDS.some((name) => error(name)) ||
+    Boolean(error('rerankerCustomHeaders')) ||
+    failure?.listing === 'reranker' ||
+    listed('reranker') !== undefined
   // new default values (a model list, a save) need new inputs: React keeps an uncontrolled field's value,
   // and a typed secret must not stay in the form after it was saved
   const formKey = JSON.stringify(shown.models) + config.updatedAt
   return (
-    <section>
+    <section className="settings-page">
       <h1>{t('searchSettings.title')}</h1>
       {!config.secretsReadable ? (
         <div role="alert" className="notice error" data-testid="secrets-unreadable">
@@ -363,179 +494,138 @@ export default function AdminSearchSettingsPage() {
         · <Link to="/admin/search-index">{t('nav.searchIndex')}</Link>
       </p>
 
-      <Form method="post" className="stack" key={formKey}>
+      <Form method="post" action={`${PAGE}#${SAVE_ANCHOR}`} className="settings-form" key={formKey}>
         {/* Enter in a field submits with the form's first submit button: let that be "save", not a model list. */}
         <button type="submit" name="intent" value="save" hidden tabIndex={-1} aria-hidden="true" />
-        <FormError result={formFailure} />
-        {result && 'listed' in result ? (
-          <p role="status" className="notice">
-            {fill(t('searchSettings.modelsListed'), {
-              n: result.values.models[result.listed].length,
+
+        <section className="settings-section" aria-labelledby="settings-switch">
+          <h2 id="settings-switch">{t('searchSettings.switch')}</h2>
+          <label className="inline-check">
+            <input type="checkbox" name="enabled" defaultChecked={shown.enabled} />
+            {t('searchSettings.enabled')}
+          </label>
+          {error('enabled') ? <p className="error">{error('enabled')}</p> : null}
+          <p className="muted small">{t('searchSettings.enabledHint')}</p>
+        </section>
+
+        <section className="settings-section" aria-labelledby="settings-embedding">
+          <h2 id="settings-embedding">{t('searchSettings.embedding')}</h2>
+          <p className="muted small">{t('searchSettings.embeddingHint')}</p>
+          <EndpointFields
+            endpoint="embedding"
+            providers={EMBEDDING_PROVIDERS}
+            shown={shown}
+            storedKey={config.hasApiKey}
+            storedHeaders={config.embeddingCustomHeaders}
+            error={error}
+            listed={listed('embedding')}
+            listFailure={listFailure('embedding')}
+          />
+        </section>
+
+        <details className="settings-section settings-fold" open={rerankerOpen}>
+          <summary>
+            <h2>{t('searchSettings.rerankerOptional')}</h2>
+          </summary>
+          <p className="muted small">{t('searchSettings.rerankerHint')}</p>
+          <label className="inline-check">
+            <input type="checkbox" name="rerankerEnabled" defaultChecked={shown.rerankerEnabled} />
+            {t('searchSettings.rerankerEnabled')}
+          </label>
+          {error('rerankerEnabled') ? <p className="error">{error('rerankerEnabled')}</p> : null}
+          <EndpointFields
+            endpoint="reranker"
+            providers={RERANKER_PROVIDERS}
+            shown={shown}
+            storedKey={config.rerankerHasApiKey}
+            storedHeaders={config.rerankerCustomHeaders}
+            error={error}
+            listed={listed('reranker')}
+            listFailure={listFailure('reranker')}
+          />
+        </details>
+
+        <details className="settings-section settings-fold" open={CHUNK_FIELDS.some((name) => error(name))}>
+          <summary>
+            <h2>{t('searchSettings.chunking')}</h2>
+          </summary>
+          <p className="muted small">{t('searchSettings.chunkingHint')}</p>
+          <Field
+            label={fill(t('searchSettings.chunkSize'), {
+              min: RAG_LIMITS.chunkSizeMin,
+              max: RAG_LIMITS.chunkSizeMax,
             })}
-          </p>
-        ) : null}
-        <label>
-          <input type="checkbox" name="enabled" defaultChecked={shown.enabled} />{' '}
-          {t('searchSettings.enabled')}
-        </label>
-        {error('enabled') ? <p className="error">{error('enabled')}</p> : null}
-        <label>
-          <input type="checkbox" name="chatEnabled" defaultChecked={shown.chatEnabled} />{' '}
-          {t('searchSettings.chatEnabled')}
-        </label>
+            name="chunkSize"
+            type="number"
+            defaultValue={shown.chunkSize}
+            error={error('chunkSize')}
+          />
+          <Field
+            label={t('searchSettings.chunkOverlap')}
+            name="chunkOverlap"
+            type="number"
+            defaultValue={shown.chunkOverlap}
+            error={error('chunkOverlap')}
+          />
+          <Field
+            label={fill(t('searchSettings.topK'), { min: RAG_LIMITS.topKMin, max: RAG_LIMITS.topKMax })}
+            name="topK"
+            type="number"
+            defaultValue={shown.topK}
+            error={error('topK')}
+          />
+        </details>
 
-        <h2>{t('searchSettings.embedding')}</h2>
-        <label htmlFor="embedding-provider">
-          {t('searchSettings.provider')}
-          <select id="embedding-provider" name="embeddingProvider" defaultValue={shown.embeddingProvider}>
-            {EMBEDDING_PROVIDERS.map((kind) => (
-              <option key={kind} value={kind}>
-                {t(`searchSettings.provider.${kind}` as MessageKey)}
-              </option>
-            ))}
-          </select>
-        </label>
-        {error('embeddingProvider') ? <p className="error">{error('embeddingProvider')}</p> : null}
-        <Field
-          label={t('searchSettings.baseUrl')}
-          name="embeddingBaseUrl"
-          defaultValue={shown.embeddingBaseUrl}
-          error={error('embeddingBaseUrl')}
-        />
-        <ModelField
-          endpoint="embedding"
-          value={shown.embeddingModel}
-          models={shown.models.embedding}
-          error={error('embeddingModel')}
-        />
-        <ApiKeyField endpoint="embedding" stored={config.hasApiKey} error={error('embeddingApiKey')} />
-        <HeaderRows
-          endpoint="embedding"
-          rows={shown.embeddingHeaders}
-          stored={config.embeddingCustomHeaders}
-          error={error('embeddingCustomHeaders')}
-        />
-
-        <h2>{t('searchSettings.chunking')}</h2>
-        <Field
-          label={fill(t('searchSettings.chunkSize'), {
-            min: RAG_LIMITS.chunkSizeMin,
-            max: RAG_LIMITS.chunkSizeMax,
-          })}
-          name="chunkSize"
-          type="number"
-          defaultValue={shown.chunkSize}
-          error={error('chunkSize')}
-        />
-        <Field
-          label={t('searchSettings.chunkOverlap')}
-          name="chunkOverlap"
-          type="number"
-          defaultValue={shown.chunkOverlap}
-          error={error('chunkOverlap')}
-        />
-        <Field
-          label={fill(t('searchSettings.topK'), { min: RAG_LIMITS.topKMin, max: RAG_LIMITS.topKMax })}
-          name="topK"
-          type="number"
-          defaultValue={shown.topK}
-          error={error('topK')}
-        />
-        <p className="muted small">{t('searchSettings.reindexHint')}</p>
-
-        <h2>{t('searchSettings.reranker')}</h2>
-        <label>
-          <input type="checkbox" name="rerankerEnabled" defaultChecked={shown.rerankerEnabled} />{' '}
-          {t('searchSettings.rerankerEnabled')}
-        </label>
-        {error('rerankerEnabled') ? <p className="error">{error('rerankerEnabled')}</p> : null}
-        <label htmlFor="reranker-provider">
-          {t('searchSettings.provider')}
-          <select id="reranker-provider" name="rerankerProvider" defaultValue={shown.rerankerProvider}>
-            {RERANKER_PROVIDERS.map((kind) => (
-              <option key={kind} value={kind}>
-                {t(`searchSettings.provider.${kind}` as MessageKey)}
-              </option>
-            ))}
-          </select>
-        </label>
-        {error('rerankerProvider') ? <p className="error">{error('rerankerProvider')}</p> : null}
-        <Field
-          label={t('searchSettings.baseUrl')}
-          name="rerankerBaseUrl"
-          defaultValue={shown.rerankerBaseUrl}
-          error={error('rerankerBaseUrl')}
-        />
-        <ModelField
-          endpoint="reranker"
-          value={shown.rerankerModel}
-          models={shown.models.reranker}
-          error={error('rerankerModel')}
-        />
-        <ApiKeyField endpoint="reranker" stored={config.rerankerHasApiKey} error={error('rerankerApiKey')} />
-        <HeaderRows
-          endpoint="reranker"
-          rows={shown.rerankerHeaders}
-          stored={config.rerankerCustomHeaders}
-          error={error('rerankerCustomHeaders')}
-        />
-
-        {formFailure ? <p className="muted small">{t('searchSettings.retypeSecrets')}</p> : null}
-        <button type="submit" name="intent" value="save" disabled={busy}>
-          {t('searchSettings.save')}
-        </button>
-        {result && 'saved' in result ? (
-          <p role="status" className="notice">
-            {t('searchSettings.saved')}
-          </p>
-        ) : null}
-        {result && 'saved' in result && result.saved.clearedSecrets.length ? (
-          <p role="status" className="notice error" data-testid="secrets-cleared">
-            {fill(t('searchSettings.secretsCleared'), {
-              fields: result.saved.clearedSecrets
-                .map((field) => t(`searchSettings.secret.${field}` as MessageKey))
-                .join(', '),
-            })}
-          </p>
-        ) : null}
-      </Form>
-
-      <h2>{t('searchSettings.test')}</h2>
-      <p className="muted small">{t('searchSettings.testHint')}</p>
-      <Form method="post">
-        <button type="submit" name="intent" value="test" disabled={busy}>
-          {t('searchSettings.testButton')}
-        </button>
-      </Form>
-      {test ? (
-        <p role="status" className="notice" data-testid="test-result" data-ok="true">
-          {t('searchSettings.testOk')} {t('searchSettings.embedding')}: {t('searchSettings.ok')} ·{' '}
-          {t('searchSettings.reranker')}:{' '}
-          {t(test.reranker ? 'searchSettings.ok' : 'searchSettings.rerankerOff')}
-        </p>
-      ) : null}
-      {testFailure ? (
-        <div role="alert" className="notice error" data-testid="test-result" data-ok="false">
-          <p>
-            <strong>{t('searchSettings.testFailed')}</strong>
-            {typeof testFailure.details?.failureClass === 'string' ? (
-              <>
-                {' '}
-                {t('ai.failureClass')}:{' '}
-                <span data-testid="failure-class">
-                  {t(`ai.failure.${testFailure.details.failureClass}` as MessageKey)}
-                </span>
-              </>
-            ) : null}
-          </p>
-          <p className="muted small">{testFailure.formError}</p>
-          {Object.values(testFailure.fieldErrors ?? {}).map((message) => (
-            <p key={message} className="error">
-              {message}
-            </p>
-          ))}
+        <div className="settings-action" id={SAVE_ANCHOR}>
+          <p className="muted small">{t('searchSettings.reindexHint')}</p>
+          <FormError result={saveFailure} />
+          {saveFailure ? <p className="muted small">{t('searchSettings.retypeSecrets')}</p> : null}
+          <div>
+            <button type="submit" name="intent" value="save" disabled={busy}>
+              {t('searchSettings.save')}
+            </button>
+          </div>
         </div>
-      ) : null}
+      </Form>
+
+      <section className="settings-section" id={TEST_ANCHOR} aria-labelledby="settings-test">
+        <h2 id="settings-test">{t('searchSettings.test')}</h2>
+        <p className="muted small">{t('searchSettings.testHint')}</p>
+        <Form method="post" action={`${PAGE}#${TEST_ANCHOR}`}>
+          <button type="submit" name="intent" value="test" disabled={busy}>
+            {t('searchSettings.testButton')}
+          </button>
+        </Form>
+        {test ? (
+          <p role="status" className="notice" data-testid="test-result" data-ok="true">
+            {t('searchSettings.testOk')} {t('searchSettings.embedding')}: {t('searchSettings.ok')} ·{' '}
+            {t('searchSettings.reranker')}:{' '}
+            {t(test.reranker ? 'searchSettings.ok' : 'searchSettings.rerankerOff')}
+          </p>
+        ) : null}
+        {testFailure ? (
+          <div role="alert" className="notice error" data-testid="test-result" data-ok="false">
+            <p>
+              <strong>{t('searchSettings.testFailed')}</strong>
+              {typeof testFailure.details?.failureClass === 'string' ? (
+                <>
+                  {' '}
+                  {t('ai.failureClass')}:{' '}
+                  <span data-testid="failure-class">
+                    {t(`ai.failure.${testFailure.details.failureClass}` as MessageKey)}
+                  </span>
+                </>
+              ) : null}
+            </p>
+            <p className="muted small">{testFailure.formError}</p>
+            {Object.values(testFailure.fieldErrors ?? {}).map((message) => (
+              <p key={message} className="error">
+                {message}
+              </p>
+            ))}
+          </div>
+        ) : null}
+      </section>
     </section>
   )
 }

@@ -8,9 +8,9 @@ import {
   ImportSchema,
   ImportTemplateCsvSchema,
 } from '#app/schemas/import.ts'
-import { importTemplateCsv } from '#app/services/import/csv.server.ts'
 import { followImportJob, getImportJob } from '#app/services/import/import-jobs.server.ts'
 import { runImport, type ImportResult } from '#app/services/import/import.server.ts'
+import { publishedImportTemplate } from '#app/services/import/template.server.ts'
 import { jsonResponse } from '#app/lib/held-bodies.ts'
 
 const jobLocation = (jobId: string) => `${API_PREFIX}/import/${jobId}`
@@ -59,12 +59,12 @@ export const IMPORT_ENDPOINTS = [
     operationId: 'getImportTemplate',
     summary: 'The CSV import template (header and two example rows)',
     description:
-      'Columns: slug, name, fullName, nameEn, nameKo, preferred, preferredLang, admitted, admittedLang, deprecated, deprecatedLang (notations, `;`-separated; a `…Lang` column\'s n-th item is the language of its kind\'s n-th notation, an empty item none; files without these columns import too, keeping the languages the term has), domains, categories, tags (`;`-separated keys), status, definition, body, note. UTF-8. For a term that exists a missing column keeps the field, and so does an empty cell unless the import sends `emptyCells: "clear"`.',
+      'Columns: slug, name, fullName, nameEn, nameKo, preferred, preferredLang, admitted, admittedLang, deprecated, deprecatedLang (notations, `;`-separated; a `…Lang` column\'s n-th item is the language of its kind\'s n-th notation, an empty item none; files without these columns import too, keeping the languages the term has), domains, categories, tags (`;`-separated keys), status, definition, body, note. UTF-8. For a term that exists a missing column keeps the field, and so does an empty cell unless the import sends `emptyCells: "clear"`. The example rows use the first domains and business category of this install (administered at `/domains` and `/categories`), and leave those cells empty when there are none, so the template imports as it is.',
     tag: 'import',
     access: { kind: 'scoped', scope: 'read' },
     media: { 'text/csv': ImportTemplateCsvSchema },
     handler: async () =>
-      new Response(importTemplateCsv(), {
+      new Response(await publishedImportTemplate(), {
         headers: {
           'Content-Type': 'text/csv; charset=utf-8',
           'Content-Disposition': 'attachment; filename="glossary-import-template.csv"',

@@ -45,16 +45,24 @@ export const searchEn = {
 
   'searchSettings.title': 'Search and AI settings',
   'searchSettings.unreadable':
-    'A stored provider secret (an API key or a custom header value) cannot be decrypted with the current encryption key: GLOSSARY_ENCRYPTION_KEY was changed or lost. Until this is fixed, search answers 503 (rag_not_ready).',
+    'A stored provider secret (an API key or a custom header value) cannot be decrypted with the current encryption key: GLOSSARY_ENCRYPTION_KEY was changed or lost. Until this is fixed, search by meaning is unavailable.',
   'searchSettings.unreadableFix':
     'Enter the API keys and the custom header values again (or remove them) and save. Secrets cannot be recovered without the old key.',
   'searchSettings.stateOn': 'Search is on',
   'searchSettings.stateOff': 'Search is off',
   'searchSettings.indexed': '{indexed} of {terms} indexed',
-  'searchSettings.enabled': 'Search by meaning is on',
-  'searchSettings.chatEnabled': 'The chatbot may use search by meaning',
+  'searchSettings.switch': 'Search by meaning',
+  'searchSettings.enabled': 'Use search by meaning',
+  'searchSettings.enabledHint':
+    'When on, terms, published wiki pages and meetings are indexed with the embedding provider below, and Search finds them by meaning.',
   'searchSettings.embedding': 'Embedding',
+  'searchSettings.embeddingHint':
+    'The model that turns texts into vectors. Needed for search by meaning; ask whoever runs the model server for its address and key.',
+  'searchSettings.addressModel': 'Address and model',
+  'searchSettings.keyHeaders': 'Key and headers',
   'searchSettings.reranker': 'Reranker',
+  'searchSettings.rerankerOptional': 'Reranker (optional)',
+  'searchSettings.rerankerHint': 'A second model that puts the best results first. Search works without it.',
   'searchSettings.rerankerEnabled': 'Rerank search results',
   'searchSettings.provider': 'Provider kind',
   'searchSettings.provider.alpha_compatible': 'Alpha-compatible API (/embeddings, /rerank)',
@@ -80,6 +88,8 @@ export const searchEn = {
   'searchSettings.headerKeep': 'stored value (type to replace)',
   'searchSettings.headerRemove': 'remove',
   'searchSettings.chunking': 'Chunking and results',
+  'searchSettings.chunkingHint':
+    'How long texts are cut into pieces for indexing, and how many results a search shows. The defaults suit most glossaries.',
   'searchSettings.chunkSize': 'Chunk size ({min}–{max} characters)',
   'searchSettings.chunkOverlap': 'Chunk overlap (characters, smaller than the chunk size)',
   'searchSettings.topK': 'Results per search ({min}–{max})',
@@ -87,13 +97,9 @@ export const searchEn = {
     'Changing the embedding provider, base URL, model or chunking queues everything for indexing again.',
   'searchSettings.retypeSecrets': 'Keys and header values you typed are not shown again: type them again.',
   'searchSettings.save': 'Save',
-  'searchSettings.saved': 'Saved.',
-  'searchSettings.secretsCleared':
-    'The base URL changed, so these stored secrets were cleared rather than sent to the new address: {fields}. Enter them again for the new address.',
-  'searchSettings.secret.embeddingApiKey': 'the embedding API key',
-  'searchSettings.secret.embeddingCustomHeaders': 'the embedding custom header values',
-  'searchSettings.secret.rerankerApiKey': 'the reranker API key',
-  'searchSettings.secret.rerankerCustomHeaders': 'the reranker custom header values',
+  'searchSettings.saved': 'Search settings saved.',
+  'searchSettings.savedSecretsCleared':
+    'Search settings saved. A base URL changed, so its stored API key and header values were cleared rather than sent to the new address: enter them again where the page says “not configured”.',
   'searchSettings.test': 'Test the connection',
   'searchSettings.testHint':
     'Sends a short embedding request (and a rerank request when the reranker is on) with the saved settings.',
@@ -189,16 +195,24 @@ export const searchKo: Record<Exclude<keyof typeof searchEn, `${string}.one`>, s
 
   'searchSettings.title': '검색·AI 설정',
   'searchSettings.unreadable':
-    '저장된 공급자 비밀값(API 키 또는 사용자 지정 헤더 값)을 현재 암호화 키로 복호화할 수 없습니다. GLOSSARY_ENCRYPTION_KEY가 바뀌었거나 사라졌습니다. 고칠 때까지 검색은 503(rag_not_ready)으로 응답합니다.',
+    '저장된 공급자 비밀값(API 키 또는 사용자 지정 헤더 값)을 현재 암호화 키로 복호화할 수 없습니다. GLOSSARY_ENCRYPTION_KEY가 바뀌었거나 사라졌습니다. 고칠 때까지 의미 검색을 쓸 수 없습니다.',
   'searchSettings.unreadableFix':
     'API 키와 사용자 지정 헤더 값을 다시 입력(또는 삭제)하고 저장하세요. 예전 키 없이는 비밀값을 되살릴 수 없습니다.',
   'searchSettings.stateOn': '검색 켜짐',
   'searchSettings.stateOff': '검색 꺼짐',
   'searchSettings.indexed': '{terms} 중 {indexed}개 색인됨',
+  'searchSettings.switch': '의미 검색',
   'searchSettings.enabled': '의미 검색 사용',
-  'searchSettings.chatEnabled': '챗봇이 의미 검색을 사용할 수 있음',
+  'searchSettings.enabledHint':
+    '켜면 용어, 게시된 위키 문서, 회의록을 아래 임베딩 공급자로 색인하고, 검색에서 의미로 찾을 수 있습니다.',
   'searchSettings.embedding': '임베딩',
+  'searchSettings.embeddingHint':
+    '텍스트를 벡터로 바꾸는 모델입니다. 의미 검색에 필요합니다. 주소와 키는 모델 서버를 운영하는 사람에게 문의하세요.',
+  'searchSettings.addressModel': '주소와 모델',
+  'searchSettings.keyHeaders': '키와 헤더',
   'searchSettings.reranker': '재순위 모델',
+  'searchSettings.rerankerOptional': '재순위 모델 (선택)',
+  'searchSettings.rerankerHint': '가장 알맞은 결과를 앞에 두는 두 번째 모델입니다. 없어도 검색은 됩니다.',
   'searchSettings.rerankerEnabled': '검색 결과 재순위',
   'searchSettings.provider': '공급자 종류',
   'searchSettings.provider.alpha_compatible': 'Alpha 호환 API (/embeddings, /rerank)',
@@ -224,19 +238,17 @@ export const searchKo: Record<Exclude<keyof typeof searchEn, `${string}.one`>, s
   'searchSettings.headerKeep': '저장된 값 (입력하면 교체)',
   'searchSettings.headerRemove': '삭제',
   'searchSettings.chunking': '청크와 결과 수',
+  'searchSettings.chunkingHint':
+    '색인할 때 긴 텍스트를 자르는 크기와 검색 한 번에 보여 줄 결과 수입니다. 대부분의 용어 사전에는 기본값이 알맞습니다.',
   'searchSettings.chunkSize': '청크 크기 ({min}–{max}자)',
   'searchSettings.chunkOverlap': '청크 겹침 (글자 수, 청크 크기보다 작게)',
   'searchSettings.topK': '검색당 결과 수 ({min}–{max})',
   'searchSettings.reindexHint': '임베딩 공급자, 기본 URL, 모델이나 청크 설정을 바꾸면 모두 다시 색인합니다.',
   'searchSettings.retypeSecrets': '입력한 키와 헤더 값은 다시 보여 주지 않습니다. 다시 입력하세요.',
   'searchSettings.save': '저장',
-  'searchSettings.saved': '저장했습니다.',
-  'searchSettings.secretsCleared':
-    '기본 URL이 바뀌어 저장된 비밀 값을 새 주소로 보내지 않고 지웠습니다: {fields}. 새 주소에 맞게 다시 입력하세요.',
-  'searchSettings.secret.embeddingApiKey': '임베딩 API 키',
-  'searchSettings.secret.embeddingCustomHeaders': '임베딩 사용자 지정 헤더 값',
-  'searchSettings.secret.rerankerApiKey': '재순위 모델 API 키',
-  'searchSettings.secret.rerankerCustomHeaders': '재순위 모델 사용자 지정 헤더 값',
+  'searchSettings.saved': '검색 설정을 저장했습니다.',
+  'searchSettings.savedSecretsCleared':
+    '검색 설정을 저장했습니다. 기본 URL이 바뀌어, 저장된 API 키와 헤더 값을 새 주소로 보내지 않고 지웠습니다. “설정 안 됨”으로 표시된 곳에 다시 입력하세요.',
   'searchSettings.test': '연결 시험',
   'searchSettings.testHint':
     '저장된 설정으로 짧은 임베딩 요청(재순위 모델이 켜져 있으면 재순위 요청도)을 보냅니다.',

@@ -34,12 +34,23 @@ export const CSV_COLUMNS = [
 
 const COLUMN_BY_LOWER = new Map<string, string>(CSV_COLUMNS.map((c) => [c.toLowerCase(), c]))
 
-/** The published CSV template, UTF-8 with a BOM (so spreadsheet programs read Korean correctly) and CRLF. */
-export function importTemplateCsv(): string {
+/**
+ * The published CSV template, UTF-8 with a BOM (so spreadsheet programs read Korean correctly) and CRLF. Its
+ * example rows name domains and business categories by key, so they use keys this install has (`domains`,
+ * `categories`: the scheme's keys in display order) and leave the cells empty when there are none: the
+ * template downloaded on a fresh install dry-runs without errors (issue 27). Keys need no quoting: the key rule
+ * allows only lowercase letters, digits, `-` and `_`.
+ */
+export function importTemplateCsv(scheme: {
+  domains: readonly string[]
+  categories: readonly string[]
+}): string {
+  const [firstDomain = '', secondDomain = firstDomain] = scheme.domains
+  const [firstCategory = ''] = scheme.categories
   const lines = [
     CSV_COLUMNS.join(','),
-    'api-gateway,API Gateway,,API Gateway,API 게이트웨이,,,API GW,en,API 관문,ko,platform,,network;edge,active,"The single entry point that routes API calls to services.",,initial import',
-    ',원장,,Ledger,원장,,,,,장부,ko,payments,,,,,"Body in **Markdown**.",',
+    `api-gateway,API Gateway,,API Gateway,API 게이트웨이,,,API GW,en,API 관문,ko,${firstDomain},${firstCategory},network;edge,active,"The single entry point that routes API calls to services.",,initial import`,
+    `,원장,,Ledger,원장,,,,,장부,ko,${secondDomain},,,,,"Body in **Markdown**.",`,
   ]
   return `\uFEFF${lines.join('\r\n')}\r\n`
 }

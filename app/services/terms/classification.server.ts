@@ -44,7 +44,9 @@ export async function createClassification(options: {
   const { label } = CLASSIFICATION_TABLES[options.kind]
   return em().transactional(async (tx) => {
     if ((await selectClassification(tx, options.kind, options.input.key)).length) {
-      throw new AppError('conflict', `The ${label} "${options.input.key}" already exists.`)
+      throw new AppError('conflict', `The ${label} "${options.input.key}" already exists.`, {
+        details: { problems: [{ path: 'key', message: 'already used by another entry' }] },
+      })
     }
     await insertClassification(tx, options.kind, options.input)
     return (await selectClassification(tx, options.kind, options.input.key))[0]!
