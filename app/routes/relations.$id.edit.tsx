@@ -1,12 +1,8 @@
-import {
-  redirect,
-  type ActionFunctionArgs,
-  type LoaderFunctionArgs,
-  type MetaFunction,
-} from '@remix-run/node'
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData } from '@remix-run/react'
 import { FormError } from '#app/components/forms.tsx'
 import { EvidenceField, RelationTypeSelect } from '#app/components/content/relation-fields.tsx'
+import { redirectWithFlash } from '#app/lib/flash.server.ts'
 import type { MessageKey } from '#app/lib/i18n.ts'
 import { formAction, invalidForm, orErrorPage, parseForm } from '#app/pages/forms.server.ts'
 import { requireUser, requireUserAction } from '#app/pages/session.server.ts'
@@ -30,7 +26,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
  * Edit returns the relation to `proposed` with a new type, evidence and revisions (the terms stay fixed).
  * "Record the current revisions" is how a reviewer resolves a revision conflict before approving.
  */
-export async function action({ request, params }: ActionFunctionArgs) {
+export async function action({ request, params, context }: ActionFunctionArgs) {
   const actor = await requireUserAction(request, 'editor')
   const form = await request.formData()
   const current = await load(params.id!)
@@ -50,7 +46,15 @@ export async function action({ request, params }: ActionFunctionArgs) {
       input: parsed.data,
       actor: { id: actor.user.id, role: actor.user.role },
     })
-    return redirect('/relations?status=proposed')
+    return redirectWithFlash(
+      '/relations?status=proposed',
+      {
+        kind: 'success',
+        message: 'flash.relationEdited',
+        values: { source: current.source.name, target: current.target.name },
+      },
+      context,
+    )
   })
 }
 

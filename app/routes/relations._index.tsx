@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
+import { pageTitle } from '#app/lib/page-title.ts'
 import { RelationItem } from '#app/components/content/relation-item.tsx'
 import { RelationTypeSelect } from '#app/components/content/relation-fields.tsx'
 import type { MessageKey } from '#app/lib/i18n.ts'
@@ -11,7 +12,7 @@ import { ListRelationsQuerySchema, RELATION_LIMITS } from '#app/schemas/relation
 import { listRelations } from '#app/services/relations/read.server.ts'
 import { RELATION_STATUSES } from '#domain/content.ts'
 
-export const meta: MetaFunction = () => [{ title: 'Relations · Glossary' }]
+export const meta: MetaFunction = ({ matches }) => [{ title: pageTitle(matches, 'relations.title') }]
 
 /** The review queue: proposed relations by default; any status, type or only stale ones on request. */
 export async function loader({ request }: LoaderFunctionArgs) {
@@ -23,9 +24,10 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return { ...(await listRelations(query)), pageSize: RELATION_LIMITS.pageSize }
 }
 
-export async function action({ request }: ActionFunctionArgs) {
+/** Approve, reject or reverse: back to this list (filters kept) with a flash that names the relation. */
+export async function action({ request, context }: ActionFunctionArgs) {
   const actor = await requireUserAction(request, 'editor')
-  return handleRelationReview(actor, await request.formData())
+  return handleRelationReview(actor, await request.formData(), { request, context })
 }
 
 export default function RelationsPage() {
@@ -38,7 +40,7 @@ export default function RelationsPage() {
   const canReview = user?.role === 'editor' || user?.role === 'admin'
   return (
     <section>
-      <h1>{t('relations.queue')}</h1>
+      <h1>{t('relations.title')}</h1>
       <p className="muted">
         {t('relations.official')} <Link to="/relations/new">{t('relations.propose')}</Link>
       </p>

@@ -1,123 +1,152 @@
-import {
-  redirect,
-  type ActionFunctionArgs,
-  type LoaderFunctionArgs,
-  type MetaFunction,
-} from '@remix-run/node'
-import { Form, useActionData, useLoaderData, useSearchParams, useSubmit } from '@remix-run/react'
-import { useRef } from 'react'
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
+import { Form, useActionData, useLoaderData } from '@remix-run/react'
 import { EvidenceField, RelationTypeSelect } from '#app/components/content/relation-fields.tsx'
 import { FormError, fieldError } from '#app/components/forms.tsx'
+import { TermPicker, type PickerTerm } from '#app/components/term-picker.tsx'
+import { redirectWithFlash } from '#app/lib/flash.server.ts'
+import { fill, translate } from '#app/lib/i18n.ts'
 import { formAction, invalidForm, parseForm } from '#app/pages/forms.server.ts'
 import { requireUser, requireUserAction } from '#app/pages/session.server.ts'
+import { chooseTerm, formLang, type TermChoice } from '#app/pages/term-choice.server.ts'
 import { useT } from '#app/root.tsx'
 import { ProposeRelationSchema } from '#app/schemas/relations.ts'
-import { searchRelationTerms } from '#app/services/relations/read.server.ts'
+import { termsNamed } from '#app/services/relations/read.server.ts'
 import { proposeRelation } from '#app/services/relations/write.server.ts'
 
 export const meta: MetaFunction = () => [{ title: 'Propose a relation · Glossary' }]
 
-/** The term picker: two searches (`sq`, `tq`) whose candidates carry the id and current revision. */
+/** The form's fields as posted, to fill it again when it is refused. */
+interface ProposeValues {
+  source: string
+  target: string
+  relationType: string
+  evidenceMd: string
+}
+
+/**
+ * The form, optionally with a term already in place (`?sourceId=…` from a term page's "Propose a relation",
+ * or `?source=<name>` / `?target=<name>` typed elsewhere).
+ */
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireUser(request)
   const params = new URL(request.url).searchParams
-  const search = async (q: string | null) =>
-    q ? (await searchRelationTerms({ q: q.slice(0, 200) })).items : []
-  return { sources: await search(params.get('sq')), targets: await search(params.get('tq')) }
+  const ids = ['sourceId', 'targetId'].map((name) => params.get(name) ?? '').filter(Boolean)
+  const { byId } = await termsNamed({ texts: [], ids })
+  const initial = (field: 'source' | 'target') => ({
+    text: (params.get(field) ?? '').slice(0, 200),
+    term: byId.get(params.get(`${field}Id`) ?? '') ?? null,
+  })
+  return { source: initial('source'), target: initial('target') }
 }
 
-/** Any signed-in role may propose; the radio value is `<termId>:<revision>` as the picker showed it. */
-export async function action({ request }: ActionFunctionArgs) {
+/**
+ * Any signed-in role may propose. Each term is taken by name (app/pages/term-choice.server.ts): the id the
+ * picker chose with JavaScript, else the typed name resolved here, with a choice when it names several terms.
+ * The relation records the terms' current revisions.
+ */
+export async function action({ request, context }: ActionFunctionArgs) {
   const actor = await requireUserAction(request)
   const form = await request.formData()
-  const [sourceTermId, sourceRevision] = String(form.get('source') ?? ':').split(':')
-  const [targetTermId, targetRevision] = String(form.get('target') ?? ':').split(':')
+  const lang = formLang(request)
+  const values: ProposeValues = {
+    source: String(form.get('source') ?? ''),
+    target: String(form.get('target') ?? ''),
+    relationType: String(form.get('relationType') ?? ''),
+    evidenceMd: String(form.get('evidenceMd') ?? ''),
+  }
+  const source = await chooseTerm(form, 'source', lang)
+  const target = await chooseTerm(form, 'target', lang)
+  const chosen = { source: termOf(source), target: termOf(target) }
+  if (!source.ok || !target.ok) {
+    const refused = (['source', 'target'] as const).filter((field) => !{ source, target }[field].ok)
+    return invalidForm({
+      ok: false as const,
+      formError: fill(translate(lang, 'picker.formError'), {
+        fields: refused.map((field) => translate(lang, `relations.${field}`)).join(', '),
+      }),
+      fieldErrors: Object.fromEntries(refused.map((field) => [field, messageOf({ source, target }[field])])),
+      options: { source: optionsOf(source), target: optionsOf(target) },
+      chosen,
+      values,
+    })
+  }
+  if (source.term.id === target.term.id) {
+    return invalidForm({
+      ok: false as const,
+      formError: fill(translate(lang, 'picker.formError'), { fields: translate(lang, 'relations.target') }),
+      fieldErrors: { target: translate(lang, 'picker.sameTerm') },
+      chosen,
+      values,
+    })
+  }
   const parsed = parseForm(ProposeRelationSchema, {
-    sourceTermId,
-    targetTermId,
-    sourceRevision,
-    targetRevision,
-    relationType: form.get('relationType'),
-    evidenceMd: form.get('evidenceMd') ?? '',
+    sourceTermId: source.term.id,
+    targetTermId: target.term.id,
+    sourceRevision: source.term.revision,
+    targetRevision: target.term.revision,
+    relationType: values.relationType,
+    evidenceMd: values.evidenceMd,
   })
-  if (!parsed.ok) return invalidForm(parsed)
-  return formAction(async () => {
-    await proposeRelation({ input: parsed.data, actor: { id: actor.user.id, role: actor.user.role } })
-    return redirect('/relations?status=proposed')
-  })
+  if (!parsed.ok) return invalidForm({ ...parsed, chosen, values })
+  return formAction(
+    async () => {
+      await proposeRelation({ input: parsed.data, actor: { id: actor.user.id, role: actor.user.role } })
+      return redirectWithFlash(
+        '/relations?status=proposed',
+        {
+          kind: 'success',
+          message: 'flash.relationProposed',
+          values: { source: source.term.name, target: target.term.name },
+        },
+        context,
+      )
+    },
+    { chosen, values },
+  )
 }
 
-function Picker(props: {
-  name: 'source' | 'target'
-  query: string
-  label: string
-  items: { id: string; slug: string; name: string; revision: number; definition: string }[]
-}) {
-  const t = useT()
-  const submit = useSubmit()
-  const timer = useRef<ReturnType<typeof setTimeout>>(undefined)
-  return (
-    <fieldset>
-      <legend>{props.label}</legend>
-      <label>
-        {t('relations.findTerm')}
-        {/* Belongs to the GET form "picker": searching never submits the proposal. */}
-        <input
-          name={props.name === 'source' ? 'sq' : 'tq'}
-          defaultValue={props.query}
-          form="picker"
-          onChange={(event) => {
-            const form = event.currentTarget.form
-            clearTimeout(timer.current)
-            timer.current = setTimeout(
-              () => form && submit(form, { replace: true, preventScrollReset: true }),
-              250,
-            )
-          }}
-        />
-      </label>
-      {props.items.map((term, index) => (
-        <label key={term.id} className="inline-check picker-item">
-          <input
-            type="radio"
-            name={props.name}
-            value={`${term.id}:${term.revision}`}
-            defaultChecked={index === 0}
-            required
-          />
-          <strong>{term.name}</strong>{' '}
-          <span className="muted">
-            r{term.revision} · {term.definition.slice(0, 80)}
-          </span>
-        </label>
-      ))}
-    </fieldset>
-  )
+function termOf(choice: TermChoice): PickerTerm | null {
+  return choice.ok ? choice.term : null
+}
+function messageOf(choice: TermChoice): string {
+  return choice.ok ? '' : choice.message
+}
+function optionsOf(choice: TermChoice): PickerTerm[] | undefined {
+  return choice.ok ? undefined : choice.options
+}
+
+/** What a refused post answers (the picker's choices and the values to fill the form again). */
+interface Refused {
+  ok?: false
+  options?: { source?: PickerTerm[]; target?: PickerTerm[] }
+  chosen?: { source: PickerTerm | null; target: PickerTerm | null }
+  values?: ProposeValues
 }
 
 export default function ProposeRelationPage() {
   const t = useT()
-  const { sources, targets } = useLoaderData<typeof loader>()
-  const result = useActionData<typeof action>()
-  const [params] = useSearchParams()
+  const initial = useLoaderData<typeof loader>()
+  const result = useActionData<typeof action>() as (Refused & Record<string, unknown>) | undefined
+  const values = result?.values
+  const picker = (field: 'source' | 'target') => (
+    <TermPicker
+      field={field}
+      label={t(`relations.${field}`)}
+      defaultText={values ? values[field] : initial[field].text}
+      defaultTerm={result ? (result.chosen?.[field] ?? null) : initial[field].term}
+      error={fieldError(result, field) ?? fieldError(result, `${field}TermId`)}
+      options={result?.options?.[field]}
+    />
+  )
   return (
     <section>
       <h1>{t('relations.propose')}</h1>
-      {/* The search form: typing searches as you go with JavaScript; Enter or the button without it. */}
-      <Form method="get" id="picker" className="filters">
-        <button type="submit" className="secondary">
-          {t('relations.findTerm')}
-        </button>
-      </Form>
       <Form method="post" className="stack wide">
         <FormError result={result} />
-        <Picker name="source" query={params.get('sq') ?? ''} label={t('relations.source')} items={sources} />
-        <Picker name="target" query={params.get('tq') ?? ''} label={t('relations.target')} items={targets} />
-        {fieldError(result, 'targetTermId') ? (
-          <p className="error">{fieldError(result, 'targetTermId')}</p>
-        ) : null}
-        <RelationTypeSelect name="relationType" defaultValue="related_to" />
-        <EvidenceField result={result} rows={5} />
+        {picker('source')}
+        {picker('target')}
+        <RelationTypeSelect name="relationType" defaultValue={values?.relationType || 'related_to'} />
+        <EvidenceField result={result} rows={5} defaultValue={values?.evidenceMd} />
         <button type="submit">{t('relations.submit')}</button>
       </Form>
     </section>

@@ -4,6 +4,8 @@ import { fill, type MessageKey } from '#app/lib/i18n.ts'
 import { askedPassage, passageFor } from '#app/lib/passage.ts'
 import { orErrorPage } from '#app/pages/forms.server.ts'
 import { requireUser } from '#app/pages/session.server.ts'
+import { wikiDomains } from '#app/pages/wiki-form.server.ts'
+import { className, useLang } from '#app/components/terms/ui.tsx'
 import { useOptionalUser, useT } from '#app/root.tsx'
 import { getWikiPage } from '#app/services/wiki/read.server.ts'
 
@@ -15,15 +17,19 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireUser(request)
   // A search result's passage (app/lib/passage.ts): the service marks the blocks that hold it.
   const asked = askedPassage(new URL(request.url).searchParams)
-  const page = await orErrorPage(() => getWikiPage({ slug: params.slug!, passage: asked }))
+  const [page, domains] = await Promise.all([
+    orErrorPage(() => getWikiPage({ slug: params.slug!, passage: asked })),
+    wikiDomains(),
+  ])
   const passage = passageFor(asked, page.content.length, page.revision)
-  return { page, stalePassage: passage.kind === 'stale' ? passage.revision : null }
+  return { page, domains, stalePassage: passage.kind === 'stale' ? passage.revision : null }
 }
 
 export default function WikiPageView() {
   const t = useT()
   const user = useOptionalUser()
-  const { page, stalePassage } = useLoaderData<typeof loader>()
+  const lang = useLang()
+  const { page, domains, stalePassage } = useLoaderData<typeof loader>()
   return (
     <article>
       <h1>{page.title}</h1>
@@ -44,6 +50,11 @@ export default function WikiPageView() {
       {stalePassage === null ? null : (
         <p className="notice">{fill(t('search.passageStale'), { revision: stalePassage })}</p>
       )}
+      {page.domain.length ? (
+        <p className="muted small" data-testid="wiki-domains">
+          {`${t('picker.domainsOf')}: ${page.domain.map((key) => className(domains, key, lang)).join(', ')}`}
+        </p>
+      ) : null}
       {page.summary ? <p className="lead">{page.summary}</p> : null}
       {page.sourceUrl ? (
         <p className="muted small">

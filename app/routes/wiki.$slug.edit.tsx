@@ -1,14 +1,15 @@
-import {
-  redirect,
-  type ActionFunctionArgs,
-  type LoaderFunctionArgs,
-  type MetaFunction,
-} from '@remix-run/node'
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { Link, useActionData, useLoaderData } from '@remix-run/react'
-import { WikiEditor, type WikiFormValues } from '#app/components/content/wiki-editor.tsx'
+import {
+  WikiEditor,
+  type LinkedTermChoice,
+  type WikiFormValues,
+} from '#app/components/content/wiki-editor.tsx'
+import { redirectWithFlash } from '#app/lib/flash.server.ts'
 import { formAction, invalidForm, orErrorPage, parseForm } from '#app/pages/forms.server.ts'
 import { requireUser, requireUserAction } from '#app/pages/session.server.ts'
-import { readWikiForm, wikiBody } from '#app/pages/wiki-form.server.ts'
+import { formLang } from '#app/pages/term-choice.server.ts'
+import { prepareWikiForm, readWikiForm, wikiBody, wikiDomains } from '#app/pages/wiki-form.server.ts'
 import { useT } from '#app/root.tsx'
 import { UpdateWikiPageSchema } from '#app/schemas/wiki.ts'
 import { renderMarkdown } from '#app/services/markdown/render.server.ts'
@@ -20,10 +21,14 @@ export const meta: MetaFunction = () => [{ title: 'Edit wiki page · Glossary' }
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireUser(request, 'editor')
-  return { page: await orErrorPage(() => getWikiPage({ slug: params.slug! })) }
+  const [page, domains] = await Promise.all([
+    orErrorPage(() => getWikiPage({ slug: params.slug! })),
+    wikiDomains(),
+  ])
+  return { page, domains }
 }
 
-export async function action({ request, params }: ActionFunctionArgs) {
+export async function action({ request, params, context }: ActionFunctionArgs) {
   const actor = await requireUserAction(request, 'editor')
   const form = await request.formData()
   const values = readWikiForm(form)
@@ -31,7 +36,14 @@ export async function action({ request, params }: ActionFunctionArgs) {
   if (form.get('intent') === 'preview') {
     return { ok: true as const, values, baseRevision, preview: renderMarkdown(values.content) }
   }
-  const parsed = parseForm(UpdateWikiPageSchema, { ...wikiBody(values), baseRevision })
+  // A domain the page already carries stays allowed even when the scheme no longer lists it.
+  const current = await orErrorPage(() => getWikiPage({ slug: params.slug! }))
+  const prepared = await prepareWikiForm(form, values, {
+    lang: formLang(request),
+    keptDomains: current.domain,
+  })
+  if (!prepared.ok) return invalidForm({ ...prepared, values, baseRevision })
+  const parsed = parseForm(UpdateWikiPageSchema, { ...wikiBody(values, prepared), baseRevision })
   if (!parsed.ok) return invalidForm({ ...parsed, values, baseRevision })
   return formAction(
     async () => {
@@ -40,7 +52,11 @@ export async function action({ request, params }: ActionFunctionArgs) {
         input: parsed.data,
         actor: { id: actor.user.id, name: actor.user.name },
       })
-      return redirect(`/wiki/${encodeURIComponent(page.slug)}`)
+      return redirectWithFlash(
+        `/wiki/${encodeURIComponent(page.slug)}`,
+        { kind: 'success', message: 'flash.wikiSaved', values: { title: page.title } },
+        context,
+      )
     },
     { values, baseRevision },
   )
@@ -48,16 +64,23 @@ export async function action({ request, params }: ActionFunctionArgs) {
 
 export default function EditWikiPage() {
   const t = useT()
-  const { page } = useLoaderData<typeof loader>()
+  const { page, domains } = useLoaderData<typeof loader>()
   const result = useActionData<typeof action>() as
-    { values?: WikiFormValues; preview?: string; code?: string; baseRevision?: number } | undefined
+    | {
+        values?: WikiFormValues
+        preview?: string
+        code?: string
+        baseRevision?: number
+        choices?: LinkedTermChoice[]
+      }
+    | undefined
   const values: WikiFormValues = result?.values ?? {
     title: page.title,
     content: page.content,
     summary: page.summary ?? '',
     sourceUrl: page.sourceUrl ?? '',
-    domain: page.domain.join(', '),
-    termSlugs: page.termSlugs.join(', '),
+    domain: page.domain,
+    termSlugs: page.termSlugs.join('\n'),
     status: page.status,
   }
   const conflict = result?.code === 'revision_conflict'
@@ -79,7 +102,9 @@ export default function EditWikiPage() {
       <WikiEditor
         values={values}
         statuses={WIKI_STATUSES}
+        domains={domains}
         result={conflict ? undefined : result}
+        choices={conflict ? undefined : result?.choices}
         preview={result?.preview}
         baseRevision={baseRevision}
         isNew={false}

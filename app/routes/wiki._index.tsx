@@ -1,14 +1,17 @@
 import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { Form, Link, useLoaderData, useSearchParams } from '@remix-run/react'
+import { pageTitle } from '#app/lib/page-title.ts'
 import type { MessageKey } from '#app/lib/i18n.ts'
 import { requireUser } from '#app/pages/session.server.ts'
+import { wikiDomains } from '#app/pages/wiki-form.server.ts'
+import { className, useLang } from '#app/components/terms/ui.tsx'
 import { Pager } from '#app/components/pager.tsx'
 import { useOptionalUser, useT } from '#app/root.tsx'
 import { ListWikiQuerySchema } from '#app/schemas/wiki.ts'
 import { listWikiPages } from '#app/services/wiki/read.server.ts'
 import { WIKI_STATUSES } from '#domain/content.ts'
 
-export const meta: MetaFunction = () => [{ title: 'Wiki · Glossary' }]
+export const meta: MetaFunction = ({ matches }) => [{ title: pageTitle(matches, 'wiki.title') }]
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireUser(request)
@@ -19,13 +22,18 @@ export async function loader({ request }: LoaderFunctionArgs) {
     domain: params.getAll('domain').filter(Boolean),
     page: params.get('page') ?? undefined,
   })
-  return listWikiPages(parsed.success ? parsed.data : ListWikiQuerySchema.parse({}))
+  const [list, domains] = await Promise.all([
+    listWikiPages(parsed.success ? parsed.data : ListWikiQuerySchema.parse({})),
+    wikiDomains(),
+  ])
+  return { ...list, domains }
 }
 
 export default function WikiListPage() {
   const t = useT()
   const user = useOptionalUser()
-  const { items, total, page, pageSize } = useLoaderData<typeof loader>()
+  const lang = useLang()
+  const { items, total, page, pageSize, domains } = useLoaderData<typeof loader>()
   const [params] = useSearchParams()
   return (
     <section>
@@ -51,9 +59,17 @@ export default function WikiListPage() {
             ))}
           </select>
         </label>
+        {/* The classification scheme's domains, as the wiki editor offers them. */}
         <label>
-          {t('wiki.domain')}
-          <input name="domain" defaultValue={params.get('domain') ?? ''} />
+          {t('picker.domainsOf')}
+          <select name="domain" defaultValue={params.get('domain') ?? ''}>
+            <option value="">{t('picker.domainAll')}</option>
+            {domains.map((domain) => (
+              <option key={domain.key} value={domain.key}>
+                {className(domains, domain.key, lang)}
+              </option>
+            ))}
+          </select>
         </label>
         <button type="submit">{t('common.filter')}</button>
       </Form>

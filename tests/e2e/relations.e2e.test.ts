@@ -39,9 +39,22 @@ describe('relations in Chromium', () => {
     const page = await context.newPage()
     const errors = watchConsole(page)
 
-    await page.goto('/relations/new?sq=gateway&tq=limiter')
-    await page.getByRole('radio', { name: /API Gateway/ }).check()
-    await page.getByRole('radio', { name: /Rate Limiter/ }).check()
+    await page.goto('/relations/new')
+    // The picker suggests terms as you type: a click chooses one, and so do the arrow keys and Enter.
+    const source = page.getByRole('combobox', { name: 'Source term' })
+    await source.pressSequentially('gatew')
+    await page.getByRole('option', { name: /API Gateway/ }).click()
+    expect(await source.inputValue()).toBe('API Gateway')
+    expect(await page.getByTestId('picker-source-hint').innerText()).toMatch(/^Chosen: API Gateway/)
+    const target = page.getByRole('combobox', { name: 'Target term' })
+    await target.pressSequentially('limit')
+    await page.getByRole('option', { name: /Rate Limiter/ }).waitFor()
+    await page.getByRole('status').filter({ hasText: '1 term matches' }).waitFor()
+    await target.press('ArrowDown')
+    expect(await target.getAttribute('aria-activedescendant')).toBe('picker-target-list-0')
+    await target.press('Enter')
+    expect(await target.inputValue()).toBe('Rate Limiter')
+    expect(await page.locator('#picker-target-list li').count()).toBe(0)
     await page.selectOption('select[name="relationType"]', 'part_of')
     await page.fill(
       'textarea[name="evidenceMd"]',
@@ -49,6 +62,7 @@ describe('relations in Chromium', () => {
     )
     await page.getByRole('button', { name: 'Propose' }).click()
     await page.waitForURL('**/relations?status=proposed')
+    await page.getByText('Relation proposed: API Gateway → Rate Limiter. It waits for review.').waitFor()
 
     const item = page.locator('article.relation').first()
     expect(await item.getAttribute('data-status')).toBe('proposed')
@@ -57,6 +71,8 @@ describe('relations in Chromium', () => {
     expect(await item.locator('.evidence script').count()).toBe(0)
     await item.getByRole('button', { name: 'Approve' }).click()
     await page.getByText('No relations here.').waitFor()
+    // The card leaves the queue, and the flash says where it went.
+    await page.getByText('Relation approved: API Gateway → Rate Limiter.').waitFor()
 
     await page.goto('/relations?status=approved')
     expect(await page.locator('article.relation[data-status="approved"]').count()).toBe(1)
@@ -70,6 +86,33 @@ describe('relations in Chromium', () => {
       expect(await page.locator('[data-relation-type="part_of"]').count()).toBe(1)
     }
     expect(errors).toEqual([])
+    await context.close()
+  })
+
+  it('without JavaScript, typed names are resolved on submit and a name of several terms offers a choice', async () => {
+    expect(
+      (await api('/terms', { name: 'Edge Cache', notations: [{ text: 'EW', kind: 'admitted' }] })).status,
+    ).toBe(201)
+    expect(
+      (await api('/terms', { name: 'Edge Watch', notations: [{ text: 'ew', kind: 'admitted' }] })).status,
+    ).toBe(201)
+    const context = await app.browser.newContext({ baseURL: app.service.url, javaScriptEnabled: false })
+    const [name, value] = cookie.split('=')
+    await context.addCookies([{ name: name!, value: value!, url: app.service.url }])
+    const page = await context.newPage()
+    await page.goto('/relations/new')
+    await page.getByLabel('Source term').fill('EW')
+    await page.getByLabel('Target term').fill('rate limiter')
+    await page.fill('textarea[name="evidenceMd"]', 'Both sit at the edge.')
+    await page.getByRole('button', { name: 'Propose' }).click()
+    const choice = page.getByRole('group', { name: 'Several terms are called “EW”. Choose one:' })
+    await choice.waitFor()
+    expect(await page.getByLabel('Target term').inputValue()).toBe('rate limiter')
+    expect(await page.locator('textarea[name="evidenceMd"]').inputValue()).toBe('Both sit at the edge.')
+    await choice.getByRole('radio', { name: /Edge Watch/ }).check()
+    await page.getByRole('button', { name: 'Propose' }).click()
+    await page.waitForURL('**/relations?status=proposed')
+    await page.getByText('Relation proposed: Edge Watch → Rate Limiter. It waits for review.').waitFor()
     await context.close()
   })
 
@@ -127,7 +170,11 @@ describe('wiki and meeting records in Chromium', () => {
       'textarea[name="content"]',
       '# Operating\n\nUse the **gateway**. <img src=x onerror=alert(1)> [x](javascript:alert(1))',
     )
-    await page.fill('input[name="termSlugs"]', 'api-gateway')
+    // Linked terms by name: typed, or added from the suggestions.
+    await page.fill('textarea[name="termSlugs"]', 'Rate Limiter')
+    await page.getByRole('combobox', { name: 'Add a linked term' }).pressSequentially('API Gate')
+    await page.getByRole('option', { name: /API Gateway/ }).click()
+    expect(await page.locator('textarea[name="termSlugs"]').inputValue()).toBe('Rate Limiter\napi-gateway')
     await page.getByRole('button', { name: 'Preview' }).click()
     const preview = page.getByTestId('wiki-preview')
     await preview.locator('strong').waitFor()
@@ -136,6 +183,7 @@ describe('wiki and meeting records in Chromium', () => {
     expect(await preview.innerText()).toContain('<img src=x onerror=alert(1)>')
     await page.getByRole('button', { name: 'Save' }).click()
     await page.waitForURL(/\/wiki\/%EA%B2%8C|\/wiki\/게이트웨이/)
+    await page.getByText('Wiki page “게이트웨이 운영 가이드” created.').waitFor()
     expect(await page.locator('.notice.warning').innerText()).toMatch(/not official evidence/)
     await page.getByRole('link', { name: 'Edit' }).click()
     await page.selectOption('select[name="status"]', 'published')

@@ -55,7 +55,8 @@ export function TermLinks(props: {
               {props.proposedCount} {t('relations.pending')}
             </Link>
           ) : null}{' '}
-          <Link to="/relations/new">{t('relations.propose')}</Link>
+          {/* The form opens with this term as the source, so only the other one is left to pick. */}
+          <Link to={`/relations/new?sourceId=${props.termId}`}>{t('relations.propose')}</Link>
         </p>
       </section>
       <section aria-labelledby="term-wiki">
@@ -100,7 +101,7 @@ function NeighbourhoodGraph(props: { termId: string; relations: RelationView[] }
         viewBox={`0 0 ${size} ${size}`}
         width={size}
         height={size}
-        role="img"
+        role="group"
         aria-label={t('relations.graph')}
       >
         <defs>

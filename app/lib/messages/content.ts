@@ -1,7 +1,6 @@
 /** Labels of the relation, wiki and meeting pages. */
 export const contentEn = {
   'relations.title': 'Relations',
-  'relations.queue': 'Review queue',
   'relations.propose': 'Propose a relation',
   'relations.source': 'Source term',
   'relations.target': 'Target term',
@@ -15,7 +14,6 @@ export const contentEn = {
   'relations.edit': 'Edit',
   'relations.proposedBy': 'Proposed by',
   'relations.reviewedBy': 'Reviewed by',
-  'relations.findTerm': 'Find a term',
   'relations.submit': 'Propose',
   'relations.none': 'No relations here.',
   'relations.official': 'Only approved relations are official.',
@@ -43,8 +41,6 @@ export const contentEn = {
   'wiki.content': 'Content (Markdown)',
   'wiki.summary': 'Summary',
   'wiki.sourceUrl': 'Original document (http/https)',
-  'wiki.domain': 'Domains (comma-separated)',
-  'wiki.termSlugs': 'Linked terms (slugs, comma-separated)',
   'wiki.status': 'Status',
   'wiki.slug': 'Address (slug, optional)',
   'wiki.preview': 'Preview',
@@ -77,7 +73,6 @@ export const contentEn = {
 
 export const contentKo: Record<keyof typeof contentEn, string> = {
   'relations.title': '관계',
-  'relations.queue': '검토 대기열',
   'relations.propose': '관계 제안',
   'relations.source': '출발 용어',
   'relations.target': '대상 용어',
@@ -91,7 +86,6 @@ export const contentKo: Record<keyof typeof contentEn, string> = {
   'relations.edit': '편집',
   'relations.proposedBy': '제안자',
   'relations.reviewedBy': '검토자',
-  'relations.findTerm': '용어 찾기',
   'relations.submit': '제안',
   'relations.none': '관계가 없습니다.',
   'relations.official': '승인된 관계만 공식입니다.',
@@ -117,8 +111,6 @@ export const contentKo: Record<keyof typeof contentEn, string> = {
   'wiki.content': '내용 (Markdown)',
   'wiki.summary': '요약',
   'wiki.sourceUrl': '원문 주소 (http/https)',
-  'wiki.domain': '도메인 (쉼표로 구분)',
-  'wiki.termSlugs': '연결된 용어 (슬러그, 쉼표로 구분)',
   'wiki.status': '상태',
   'wiki.slug': '주소 (슬러그, 선택)',
   'wiki.preview': '미리 보기',

@@ -1,11 +1,13 @@
 import { AppError } from '#app/lib/errors.server.ts'
 import { RELATION_LIMITS, type ListRelationsQuery } from '#app/schemas/relations.ts'
 import { normalizeKey } from '#app/services/matching/normalize.ts'
+import { findTermIdsBySlugs } from '#app/services/terms/store.server.ts'
 import { em } from '#db/orm.ts'
 import {
   loadRelationDtos,
   selectRelationPage,
   selectRelationTermCandidates,
+  selectTermsNamed,
   type PersonDto,
   type RelationDto,
   type RelationTermDto,
@@ -41,6 +43,11 @@ export async function listRelations(
   return { items, total, page: query.page }
 }
 
+/** How many listed relations have this status (as `listRelations` counts them), for the home page. */
+export async function countRelations(query: Pick<ListRelationsQuery, 'status'>): Promise<number> {
+  return (await selectRelationPage(em(), { status: query.status, page: 1, pageSize: 0 })).total
+}
+
 /**
  * Term candidates for the propose form: at most 20 terms whose name or any notation contains `q` (after the
  * matcher's normalization, so case, width and Korean work), exact and prefix matches first, with the
@@ -52,4 +59,45 @@ export async function searchRelationTerms(options: {
 }): Promise<{ items: RelationTermDto[]; total: number }> {
   const q = options.q ? normalizeKey(options.q) : ''
   return selectRelationTermCandidates(em(), { folded: q, limit: RELATION_LIMITS.candidates })
+}
+
+/**
+ * The terms typed texts name, for the forms that take a term by name (the relation form, the wiki's linked
+ * terms): a text written exactly as a term's address (its slug, current or old) is that term; any other text
+ * names the live, unmerged terms whose name, another name or a notation it is as a whole, folded as the
+ * matcher folds (letter case, width, spaces), by name. `byText` has an entry (maybe empty) for each text as
+ * given; `byId` holds the live, unmerged terms among `ids` (a picker's chosen terms), at their current revision.
+ */
+export async function termsNamed(options: {
+  texts: readonly string[]
+  ids?: readonly string[]
+}): Promise<{ byText: Map<string, RelationTermDto[]>; byId: Map<string, RelationTermDto> }> {
+  const manager = em()
+  const texts = [...new Set(options.texts.map((text) => text.trim()).filter(Boolean))]
+  // Slugs are stored lowercase (NFKC): only a text written that way can be one.
+  const slugIds = await findTermIdsBySlugs(
+    manager,
+    texts.filter((text) => text === text.normalize('NFKC').toLowerCase()),
+  )
+  const foldedOf = new Map(
+    texts.filter((text) => !slugIds.has(text)).map((text) => [text, normalizeKey(text)]),
+  )
+  const found = await selectTermsNamed(manager, {
+    folded: [...foldedOf.values()],
+    ids: [...(options.ids ?? []), ...slugIds.values()],
+  })
+  const byText = new Map<string, RelationTermDto[]>()
+  for (const text of texts) {
+    const slugId = slugIds.get(text)
+    const folded = foldedOf.get(text)
+    const term = slugId ? found.byId.get(slugId) : undefined
+    byText.set(text, term ? [term] : folded !== undefined ? (found.byText.get(folded) ?? []) : [])
+  }
+  const byId = new Map(
+    (options.ids ?? []).flatMap((id) => {
+      const term = found.byId.get(id.toLowerCase())
+      return term ? [[id, term] as const] : []
+    }),
+  )
+  return { byText, byId }
 }

@@ -3,7 +3,16 @@ import crypto from 'node:crypto'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { ListRelationsQuery, RelationSchema, RelationTermSchema } from '#app/schemas/relations.ts'
 import { renderMarkdown } from '#app/services/markdown/render.server.ts'
-import { iso, isoOrNull, likeEscape, personRef, uuidArray, where, type PersonRef } from '#db/sql.ts'
+import {
+  iso,
+  isoOrNull,
+  likeEscape,
+  personRef,
+  textArray,
+  uuidArray,
+  where,
+  type PersonRef,
+} from '#db/sql.ts'
 import { isUuid } from '#domain/ids.ts'
 import type { RelationStatus, RelationType } from '#domain/content.ts'
 
@@ -204,6 +213,52 @@ export async function selectRelationTermCandidates(
     definition: definition ?? '',
   }))
   return { items, total }
+}
+
+/**
+ * The live, unmerged terms that each folded text names as a whole form (the name, another name or a
+ * notation, folded as `search_text` holds them), plus the terms of `ids`, at their current revision with
+ * its definition: `byText` maps each text to its terms (by name), `byId` the listed ids found.
+ */
+export async function selectTermsNamed(
+  manager: EntityManager,
+  query: { folded: readonly string[]; ids: readonly string[] },
+): Promise<{ byText: Map<string, RelationTermDto[]>; byId: Map<string, RelationTermDto> }> {
+  const folded = [...new Set(query.folded.filter(Boolean))]
+  const ids = [...new Set(query.ids.filter(isUuid).map((id) => id.toLowerCase()))]
+  const byText = new Map<string, RelationTermDto[]>(folded.map((text) => [text, []]))
+  const byId = new Map<string, RelationTermDto>()
+  if (folded.length === 0 && ids.length === 0) return { byText, byId }
+  const rows = await manager.execute<
+    {
+      folded: string | null
+      id: string
+      slug: string
+      name: string
+      status: string
+      revision: number
+      definition: string | null
+    }[]
+  >(
+    `select m.folded, t.id, t.slug, t.name, t.status, t.revision, r.content ->> 'definition' as definition
+       from (select q.folded, t.id
+               from unnest(?::text[], ?::text[]) as q(folded, pattern)
+               join terms t on t.search_text like '%' || chr(1) || q.pattern || chr(1) || '%'
+                and t.deleted_at is null and t.status <> 'merged'
+             union all
+             select null, t.id from terms t
+              where t.id = any(?::uuid[]) and t.deleted_at is null and t.status <> 'merged') m
+       join terms t on t.id = m.id
+       left join term_revisions r on r.term_id = t.id and r.revision = t.revision
+      order by lower(t.name), t.id`,
+    [textArray(folded), textArray(folded.map(likeEscape)), uuidArray(ids)],
+  )
+  for (const { folded: text, definition, ...term } of rows) {
+    const dto = { ...term, definition: definition ?? '' }
+    if (text === null) byId.set(dto.id, dto)
+    else byText.get(text)?.push(dto)
+  }
+  return { byText, byId }
 }
 
 /** An approved relation between two live, unmerged terms, as the SKOS export reads it. */
