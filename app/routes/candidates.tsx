@@ -1,13 +1,11 @@
-import {
-  redirect,
-  type ActionFunctionArgs,
-  type LoaderFunctionArgs,
-  type MetaFunction,
-} from '@remix-run/node'
+import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
+import { pageTitle } from '#app/lib/page-title.ts'
+import { useDataTable } from '#app/components/data-table.tsx'
 import { FormError, IntentButton } from '#app/components/forms.tsx'
 import { formatDate, termHref } from '#app/components/terms/ui.tsx'
-import { fill, type MessageKey } from '#app/lib/i18n.ts'
+import { redirectWithFlash } from '#app/lib/flash.server.ts'
+import type { MessageKey } from '#app/lib/i18n.ts'
 import { formAction, invalidForm, parseForm } from '#app/pages/forms.server.ts'
 import { requireUser, requireUserAction } from '#app/pages/session.server.ts'
 import { Pager } from '#app/components/pager.tsx'
@@ -24,7 +22,7 @@ import {
 } from '#app/services/candidates/candidates.server.ts'
 import { CANDIDATE_STATUSES } from '#domain/content.ts'
 
-export const meta: MetaFunction = () => [{ title: 'Candidates · Glossary' }]
+export const meta: MetaFunction = ({ matches }) => [{ title: pageTitle(matches, 'candidates.title') }]
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireUser(request, 'editor')
@@ -34,7 +32,18 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return listCandidates(query.success ? query.data : ListCandidatesQuerySchema.parse({}))
 }
 
-export async function action({ request }: ActionFunctionArgs) {
+/** The list the user acted on (its filter and page), to return to after an action. */
+function listAddress(request: Request): string {
+  const from = new URL(request.url).searchParams
+  const kept = new URLSearchParams()
+  for (const name of ['q', 'status', 'page']) {
+    const value = from.get(name)
+    if (value) kept.set(name, value)
+  }
+  return kept.size ? `/candidates?${kept}` : '/candidates'
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
   const actor = await requireUserAction(request, 'editor')
   const form = await request.formData()
   const intent = String(form.get('intent'))
@@ -44,7 +53,11 @@ export async function action({ request }: ActionFunctionArgs) {
   if (intent === 'dismiss') {
     return formAction(async () => {
       const candidate = await dismissCandidate({ id, actorId: actor.user.id })
-      return { ok: true as const, intent, id, text: candidate.text }
+      return redirectWithFlash(
+        listAddress(request),
+        { kind: 'success', message: 'flash.candidateDismissed', values: { text: candidate.text } },
+        context,
+      )
     })
   }
   if (intent === 'promote') {
@@ -54,7 +67,11 @@ export async function action({ request }: ActionFunctionArgs) {
     return formAction(async () => {
       const { term } = await promoteCandidate({ id, input: parsed.data, actorId: actor.user.id })
       // The new term needs completing: continue in its editor.
-      return redirect(`${termHref(term.slug)}/edit`)
+      return redirectWithFlash(
+        `${termHref(term.slug)}/edit`,
+        { kind: 'success', message: 'flash.candidatePromoted', values: { name: term.name } },
+        context,
+      )
     })
   }
   return invalidForm({ ok: false as const, intent, formError: 'Unknown action.' })
@@ -64,15 +81,14 @@ export default function CandidatesPage() {
   const t = useT()
   const { items, total, page, pageSize } = useLoaderData<typeof loader>()
   const result = useActionData<typeof action>() as
-    | {
-        ok: boolean
-        intent?: string
-        id?: string
-        text?: string
-        formError?: string
-        fieldErrors?: Record<string, string>
-      }
+    | { ok: boolean; intent?: string; id?: string; formError?: string; fieldErrors?: Record<string, string> }
     | undefined
+  const table = useDataTable({
+    text: 'candidates.text',
+    count: 'candidates.count',
+    seen: 'candidates.seen',
+    actions: 'common.actions',
+  })
   const [params] = useSearchParams()
   const busy = useNavigation().state !== 'idle'
   const status = params.get('status') ?? 'open'
@@ -97,11 +113,6 @@ export default function CandidatesPage() {
         </label>
         <button type="submit">{t('common.filter')}</button>
       </Form>
-      {result?.ok && result.intent === 'dismiss' ? (
-        <p role="status" className="notice">
-          {fill(t('candidates.dismissed'), { text: result.text ?? '' })}
-        </p>
-      ) : null}
       {result && !result.ok ? <FormError result={result} /> : null}
       {result && !result.ok && result.fieldErrors ? (
         <p className="error">{Object.values(result.fieldErrors).join(' ')}</p>
@@ -110,26 +121,19 @@ export default function CandidatesPage() {
       {items.length === 0 ? (
         <p className="muted">{t('candidates.none')}</p>
       ) : (
-        <table>
-          <thead>
-            <tr>
-              <th>{t('candidates.text')}</th>
-              <th>{t('candidates.count')}</th>
-              <th>{t('candidates.seen')}</th>
-              <th>{t('common.actions')}</th>
-            </tr>
-          </thead>
-          <tbody>
+        <table {...table.props}>
+          {table.head}
+          <tbody {...table.body}>
             {items.map((c) => (
-              <tr key={c.id} data-candidate={c.text}>
-                <td>
+              <tr {...table.row} key={c.id} data-candidate={c.text}>
+                <td {...table.cell('text')}>
                   <strong>{c.text}</strong>
                   <div className="muted small">
                     {formatDate(c.firstSeenAt)} – {formatDate(c.lastSeenAt)}
                   </div>
                 </td>
-                <td>{c.count}</td>
-                <td>
+                <td {...table.cell('count')}>{c.count}</td>
+                <td {...table.cell('seen')}>
                   <ul className="sightings">
                     {c.sightings.map((s, i) => (
                       <li key={i} className="small">
@@ -139,7 +143,7 @@ export default function CandidatesPage() {
                     ))}
                   </ul>
                 </td>
-                <td>
+                <td {...table.cell('actions')}>
                   {c.status === 'open' ? (
                     <>
                       <Form method="post" className="stack compact">

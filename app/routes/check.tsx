@@ -1,17 +1,19 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { Form, Link, useActionData, useNavigation } from '@remix-run/react'
-import { fieldError, FormError } from '#app/components/forms.tsx'
+import { pageTitle } from '#app/lib/page-title.ts'
+import { useDataTable } from '#app/components/data-table.tsx'
+import { errorProps, fieldError, FieldError, FormError } from '#app/components/forms.tsx'
 import { HighlightedText } from '#app/components/terms/highlight.tsx'
 import { checkSummary } from '#app/components/terms/check-summary.ts'
 import { KindBadge, termHref, useLang } from '#app/components/terms/ui.tsx'
 import type { MessageKey } from '#app/lib/i18n.ts'
-import { formAction, invalidForm, parseForm } from '#app/pages/forms.server.ts'
+import { formAction, invalidForm, pageMessage, parseForm } from '#app/pages/forms.server.ts'
 import { requireUser, requireUserAction } from '#app/pages/session.server.ts'
 import { useT } from '#app/root.tsx'
 import { ValidateSchema } from '#app/schemas/validation.ts'
 import { validateText } from '#app/services/validation/validate.server.ts'
 
-export const meta: MetaFunction = () => [{ title: 'Check a text · Glossary' }]
+export const meta: MetaFunction = ({ matches }) => [{ title: pageTitle(matches, 'check.title') }]
 
 /** A page's check is bounded far below the API's 5 MB: the answer is rendered as HTML. */
 const PAGE_TEXT_LIMIT = 200_000
@@ -31,7 +33,7 @@ export async function action({ request }: ActionFunctionArgs) {
     return invalidForm({
       ok: false as const,
       text,
-      fieldErrors: { text: `At most ${PAGE_TEXT_LIMIT} characters.` },
+      fieldErrors: { text: pageMessage('fieldError.tooLong', { max: PAGE_TEXT_LIMIT }) },
     })
   }
   const parsed = parseForm(ValidateSchema, { text, includePreferred, markup })
@@ -50,6 +52,18 @@ export default function CheckPage() {
   const done = result && result.ok ? result : undefined
   const text = result && 'text' in result ? result.text : ''
   const findings = done ? [...done.occurrences].sort((a, b) => a.start - b.start) : []
+  const table = useDataTable(
+    {
+      position: 'check.position',
+      notation: 'term.notation',
+      term: 'check.term',
+      kind: 'term.kind',
+      finding: 'check.finding',
+      preferred: 'check.preferred',
+      severity: 'check.severity',
+    },
+    { className: 'findings' },
+  )
   return (
     <section>
       <h1>{t('check.title')}</h1>
@@ -58,8 +72,15 @@ export default function CheckPage() {
         <FormError result={result} />
         <label htmlFor="check-text">
           {t('check.text')}
-          <textarea id="check-text" name="text" rows={10} defaultValue={text} required />
-          {fieldError(result, 'text') ? <span className="error">{fieldError(result, 'text')}</span> : null}
+          <textarea
+            id="check-text"
+            name="text"
+            rows={10}
+            defaultValue={text}
+            required
+            {...errorProps('check-text', fieldError(result, 'text'))}
+          />
+          <FieldError id="check-text" message={fieldError(result, 'text')} />
         </label>
         <label className="inline-check">
           <input
@@ -92,34 +113,26 @@ export default function CheckPage() {
           </p>
           <HighlightedText text={done.text} findings={done.occurrences} />
           {findings.length ? (
-            <table className="findings">
-              <thead>
-                <tr>
-                  <th>{t('check.position')}</th>
-                  <th>{t('term.notation')}</th>
-                  <th>{t('check.term')}</th>
-                  <th>{t('term.kind')}</th>
-                  <th>{t('check.finding')}</th>
-                  <th>{t('check.preferred')}</th>
-                  <th>{t('check.severity')}</th>
-                </tr>
-              </thead>
-              <tbody>
+            <table {...table.props}>
+              {table.head}
+              <tbody {...table.body}>
                 {findings.map((f, i) => (
-                  <tr key={i} data-severity={f.severity}>
-                    <td>
+                  <tr {...table.row} key={i} data-severity={f.severity}>
+                    <td {...table.cell('position')}>
                       {f.line}:{f.column}
                     </td>
-                    <td>{f.text}</td>
-                    <td>
+                    <td {...table.cell('notation')}>{f.text}</td>
+                    <td {...table.cell('term')}>
                       <Link to={termHref(f.term.slug)}>{f.term.name}</Link>
                     </td>
-                    <td>
+                    <td {...table.cell('kind')}>
                       <KindBadge kind={f.kind} />
                     </td>
-                    <td data-finding={f.finding}>{t(`finding.${f.finding}` as MessageKey)}</td>
-                    <td>{f.preferred ?? '—'}</td>
-                    <td>
+                    <td {...table.cell('finding')} data-finding={f.finding}>
+                      {t(`finding.${f.finding}` as MessageKey)}
+                    </td>
+                    <td {...table.cell('preferred')}>{f.preferred ?? '—'}</td>
+                    <td {...table.cell('severity')}>
                       <span className={`badge severity-${f.severity}`}>
                         {t(`severity.${f.severity}` as MessageKey)}
                       </span>

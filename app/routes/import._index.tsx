@@ -14,13 +14,18 @@ import {
   useNavigation,
 } from '@remix-run/react'
 import { useEffect, useState, type FormEvent } from 'react'
-import { FormError } from '#app/components/forms.tsx'
+import { pageTitle } from '#app/lib/page-title.ts'
+import { ClassificationImportHint } from '#app/components/classification-hint.tsx'
+import { useDataTable } from '#app/components/data-table.tsx'
+import { errorProps, fieldError, FieldError, FormError } from '#app/components/forms.tsx'
 import { formatDate, termHref, useCount } from '#app/components/terms/ui.tsx'
-import { fill, type MessageKey } from '#app/lib/i18n.ts'
+import { redirectWithFlash } from '#app/lib/flash.server.ts'
+import { fill, translateCount, type MessageKey } from '#app/lib/i18n.ts'
 import { readNdjson } from '#app/lib/ndjson.ts'
 import { readImportForm } from '#app/pages/import.server.ts'
 import { formAction, orErrorPage } from '#app/pages/forms.server.ts'
 import { requireUser, requireUserAction } from '#app/pages/session.server.ts'
+import { pageLang } from '#app/lib/request-lang.server.ts'
 import { useT } from '#app/root.tsx'
 import {
   IMPORT_MAX_BYTES,
@@ -36,16 +41,43 @@ import {
 } from '#app/services/import/import-jobs.server.ts'
 import { runImport } from '#app/services/import/import.server.ts'
 
-export const meta: MetaFunction = () => [{ title: 'Import · Glossary' }]
+export const meta: MetaFunction = ({ matches }) => [{ title: pageTitle(matches, 'import.title') }]
 
 /** Jobs listed under "recent imports", so one started elsewhere (or left while it ran) can be found again. */
 const RECENT_JOBS = 10
 
-export async function loader({ request }: LoaderFunctionArgs) {
+/**
+ * An apply leads to its job's page with this mark (with JavaScript once the streamed job is done, without it
+ * while the page refreshes itself): when the job has finished, the page drops the mark and says once, as a
+ * flash message, what was imported. A failed job says so on the page itself.
+ */
+const ANNOUNCE = 'announce'
+const jobAddress = (jobId: string, announce = false) =>
+  `/import?job=${encodeURIComponent(jobId)}${announce ? `&${ANNOUNCE}=1` : ''}`
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, 'editor')
-  const jobParam = new URL(request.url).searchParams.get('job')
+  const url = new URL(request.url)
+  const jobParam = url.searchParams.get('job')
   // An id that is not a job's (malformed or unknown) is the 404 page, through the service's not_found.
   const job = jobParam ? await orErrorPage(() => getImportJob({ jobId: jobParam })) : null
+  if (job && job.status !== 'running' && url.searchParams.has(ANNOUNCE)) {
+    if (job.status !== 'succeeded') throw redirect(jobAddress(job.id))
+    throw redirectWithFlash(
+      jobAddress(job.id),
+      {
+        kind: 'success',
+        message: 'flash.imported',
+        values: {
+          rows: translateCount(pageLang(), 'count.row', job.total),
+          created: `${job.created}`,
+          updated: `${job.updated}`,
+          unchanged: `${job.unchanged}`,
+        },
+      },
+      context,
+    )
+  }
   const recent = await listImportJobs({ limit: RECENT_JOBS })
   return { job, recent, maxBytes: IMPORT_MAX_BYTES, maxRows: IMPORT_MAX_ROWS }
 }
@@ -55,7 +87,7 @@ export async function action({ request }: ActionFunctionArgs) {
   return formAction(async () => {
     const form = await readImportForm(request)
     const result = await runImport({ input: form.input, actorId: actor.user.id })
-    if (result.kind === 'job') throw redirect(`/import?job=${result.job.id}`)
+    if (result.kind === 'job') throw redirect(jobAddress(result.job.id, true))
     return {
       ok: true as const,
       report: result.report,
@@ -78,29 +110,31 @@ function ReportTable({ rows, dryRun }: { rows: ReportRow[]; dryRun: boolean }) {
     0,
     Math.max(SHOWN_ROWS, errors.length),
   )
+  const table = useDataTable(
+    {
+      row: 'import.row',
+      action: 'import.action',
+      slug: 'term.slug',
+      name: 'term.name',
+      reason: 'import.reason',
+      changes: 'import.changes',
+    },
+    { className: 'import-report', testId: 'import-report' },
+  )
   return (
     <>
-      <table className="import-report" data-testid="import-report">
-        <thead>
-          <tr>
-            <th>{t('import.row')}</th>
-            <th>{t('import.action')}</th>
-            <th>{t('term.slug')}</th>
-            <th>{t('term.name')}</th>
-            <th>{t('import.reason')}</th>
-            <th>{t('import.changes')}</th>
-          </tr>
-        </thead>
-        <tbody>
+      <table {...table.props}>
+        {table.head}
+        <tbody {...table.body}>
           {shown.map((r) => (
-            <tr key={r.row} data-action={r.action}>
-              <td>{r.row}</td>
-              <td>
+            <tr {...table.row} key={r.row} data-action={r.action}>
+              <td {...table.cell('row')}>{r.row}</td>
+              <td {...table.cell('action')}>
                 <span className={`badge action-${r.action}`}>
                   {t(`import.action.${r.action}` as MessageKey)}
                 </span>
               </td>
-              <td>
+              <td {...table.cell('slug')}>
                 {/* A dry run's new rows do not exist yet. */}
                 {r.slug && r.termId && !(dryRun && r.action === 'created') ? (
                   <Link to={termHref(r.slug)}>{r.slug}</Link>
@@ -108,9 +142,13 @@ function ReportTable({ rows, dryRun }: { rows: ReportRow[]; dryRun: boolean }) {
                   (r.slug ?? '—')
                 )}
               </td>
-              <td>{r.name ?? '—'}</td>
-              <td className="small">{r.errors?.map((e) => `${e.path}: ${e.message}`).join('; ')}</td>
-              <td className="small">{r.changes?.length ? <Changes changes={r.changes} /> : null}</td>
+              <td {...table.cell('name')}>{r.name ?? '—'}</td>
+              <td {...table.cell('reason')} className="small">
+                {r.errors?.map((e) => `${e.path}: ${e.message}`).join('; ')}
+              </td>
+              <td {...table.cell('changes')} className="small">
+                {r.changes?.length ? <Changes changes={r.changes} /> : null}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -248,7 +286,7 @@ function useStreamedApply(shownJobId: string | undefined) {
         setLive(job)
       }
       if (!last || last.status === 'running') throw new Error('stream ended early')
-      navigate(`/import?job=${last.id}`)
+      navigate(jobAddress(last.id, true))
     } catch {
       setError(t('import.streamLost'))
     } finally {
@@ -272,27 +310,24 @@ function useStreamedApply(shownJobId: string | undefined) {
 function RecentJobs({ jobs }: { jobs: ImportJobSummary[] }) {
   const t = useT()
   const count = useCount()
+  const table = useDataTable(
+    { started: 'import.started', by: 'import.by', status: 'import.status', rows: 'import.rows' },
+    { testId: 'recent-imports' },
+  )
   return (
     <section aria-labelledby="recent-imports">
       <h2 id="recent-imports">{t('import.recent')}</h2>
-      <table data-testid="recent-imports">
-        <thead>
-          <tr>
-            <th>{t('import.started')}</th>
-            <th>{t('import.by')}</th>
-            <th>{t('import.status')}</th>
-            <th>{t('import.rows')}</th>
-          </tr>
-        </thead>
-        <tbody>
+      <table {...table.props}>
+        {table.head}
+        <tbody {...table.body}>
           {jobs.map((j) => (
-            <tr key={j.id} data-status={j.status}>
-              <td>
+            <tr {...table.row} key={j.id} data-status={j.status}>
+              <td {...table.cell('started')}>
                 <Link to={`/import?job=${j.id}`}>{formatDate(j.createdAt)}</Link>
               </td>
-              <td>{j.createdByName ?? '—'}</td>
-              <td>{t(`import.job.${j.status}` as MessageKey)}</td>
-              <td className="small">
+              <td {...table.cell('by')}>{j.createdByName ?? '—'}</td>
+              <td {...table.cell('status')}>{t(`import.job.${j.status}` as MessageKey)}</td>
+              <td {...table.cell('rows')} className="small">
                 {j.status === 'running'
                   ? fill(t('import.processed'), { processed: j.processed, rows: count('count.row', j.total) })
                   : fill(t('import.counts'), {
@@ -319,6 +354,8 @@ export default function ImportPage() {
   const streamedApply = useStreamedApply(job?.id)
   const busy = useNavigation().state !== 'idle' || streamedApply.streaming
   const report = result && result.ok ? result : undefined
+  // The file's problems (unreadable, empty, too many rows) are shown at the file field.
+  const fileError = fieldError(result, 'file') ?? fieldError(result, 'csv')
   return (
     <section>
       <h1>{t('import.title')}</h1>
@@ -328,6 +365,7 @@ export default function ImportPage() {
           {t('import.template')}
         </a>
       </p>
+      <ClassificationImportHint />
 
       {streamedApply.live ? (
         <JobProgress key={streamedApply.live.id} initial={streamedApply.live} streamed />
@@ -349,7 +387,14 @@ export default function ImportPage() {
         <FormError result={result} />
         <label>
           {t('import.file')}
-          <input type="file" name="file" accept=".csv,.json,text/csv,application/json" />
+          <input
+            id="import-file"
+            type="file"
+            name="file"
+            accept=".csv,.json,text/csv,application/json"
+            {...errorProps('import-file', fileError)}
+          />
+          <FieldError id="import-file" message={fileError} />
         </label>
         <label>
           {t('import.paste')}

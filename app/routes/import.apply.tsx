@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs } from '@remix-run/node'
 import { AppError, validationError } from '#app/lib/errors.server.ts'
+import { failureText } from '#app/pages/forms.server.ts'
 import { readImportForm } from '#app/pages/import.server.ts'
 import { requireUserAction } from '#app/pages/session.server.ts'
 import { ndjsonResponse } from '#app/lib/ndjson.ts'
@@ -29,7 +30,7 @@ export async function action({ request }: ActionFunctionArgs) {
     return ndjsonResponse(await followImportJob(result.job.id))
   } catch (error) {
     if (error instanceof AppError) {
-      return Response.json({ ok: false, formError: error.message }, { status: error.status })
+      return Response.json({ ok: false, formError: failureText(error) }, { status: error.status })
     }
     throw error
   }

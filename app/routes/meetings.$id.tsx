@@ -1,11 +1,7 @@
 import { fill } from '#app/lib/i18n.ts'
-import {
-  redirect,
-  type ActionFunctionArgs,
-  type LoaderFunctionArgs,
-  type MetaFunction,
-} from '@remix-run/node'
+import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Form, Link, useLoaderData } from '@remix-run/react'
+import { redirectWithFlash } from '#app/lib/flash.server.ts'
 import { PASSAGE_ANCHOR, readPassage } from '#app/lib/passage.ts'
 import { orErrorPage } from '#app/pages/forms.server.ts'
 import { requireUser, requireUserAction } from '#app/pages/session.server.ts'
@@ -28,11 +24,15 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 }
 
 /** Records are read-only; the one change is archiving, by an admin. */
-export async function action({ request, params }: ActionFunctionArgs) {
+export async function action({ request, params, context }: ActionFunctionArgs) {
   const actor = await requireUserAction(request, 'admin')
   await load(params.id!)
-  await archiveMeeting({ id: params.id!, actorId: actor.user.id })
-  return redirect(`/meetings/${params.id}`)
+  const meeting = await archiveMeeting({ id: params.id!, actorId: actor.user.id })
+  return redirectWithFlash(
+    `/meetings/${encodeURIComponent(meeting.id)}`,
+    { kind: 'success', message: 'flash.meetingArchived', values: { title: meeting.title } },
+    context,
+  )
 }
 
 export default function MeetingReader() {

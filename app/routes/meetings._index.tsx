@@ -1,12 +1,14 @@
 import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { Form, Link, useLoaderData, useSearchParams } from '@remix-run/react'
+import { pageTitle } from '#app/lib/page-title.ts'
 import { requireUser } from '#app/pages/session.server.ts'
+import { useDataTable } from '#app/components/data-table.tsx'
 import { Pager } from '#app/components/pager.tsx'
 import { useT } from '#app/root.tsx'
 import { ListMeetingsQuerySchema } from '#app/schemas/meetings.ts'
 import { listMeetings } from '#app/services/meetings/meetings.server.ts'
 
-export const meta: MetaFunction = () => [{ title: 'Meeting records · Glossary' }]
+export const meta: MetaFunction = ({ matches }) => [{ title: pageTitle(matches, 'meetings.title') }]
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireUser(request)
@@ -25,6 +27,12 @@ export default function MeetingsPage() {
   const { items, total, page, pageSize } = useLoaderData<typeof loader>()
   const [params] = useSearchParams()
   const archived = params.get('status') === 'archived'
+  const table = useDataTable({
+    date: 'meetings.date',
+    title: 'wiki.pageTitle',
+    team: 'meetings.team',
+    source: 'meetings.source',
+  })
   return (
     <section>
       <h1>{t('meetings.title')}</h1>
@@ -48,30 +56,26 @@ export default function MeetingsPage() {
         </label>
         <button type="submit">{t('common.filter')}</button>
       </Form>
-      {items.length === 0 ? <p className="muted">{t('meetings.none')}</p> : null}
-      <table>
-        <thead>
-          <tr>
-            <th>{t('meetings.date')}</th>
-            <th>{t('wiki.pageTitle')}</th>
-            <th>{t('meetings.team')}</th>
-            <th>{t('meetings.source')}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {items.map((item) => (
-            <tr key={item.id}>
-              <td>{item.meetingDate.slice(0, 10)}</td>
-              <td>
-                <Link to={`/meetings/${item.id}`}>{item.title}</Link>
-                <div className="muted small">{item.excerpt}</div>
-              </td>
-              <td>{item.team ?? ''}</td>
-              <td>{item.source ?? ''}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      {items.length === 0 ? (
+        <p className="muted">{t('meetings.none')}</p>
+      ) : (
+        <table {...table.props}>
+          {table.head}
+          <tbody {...table.body}>
+            {items.map((item) => (
+              <tr {...table.row} key={item.id}>
+                <td {...table.cell('date')}>{item.meetingDate.slice(0, 10)}</td>
+                <td {...table.cell('title')}>
+                  <Link to={`/meetings/${item.id}`}>{item.title}</Link>
+                  <div className="muted small">{item.excerpt}</div>
+                </td>
+                <td {...table.cell('team')}>{item.team ?? ''}</td>
+                <td {...table.cell('source')}>{item.source ?? ''}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
       <Pager total={total} page={page} pageSize={pageSize} />
     </section>
   )

@@ -4,9 +4,11 @@ import {
   type LoaderFunctionArgs,
   type MetaFunction,
 } from '@remix-run/node'
-import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
+import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import { TermLinks } from '#app/components/content/term-links.tsx'
+import { useDataTable } from '#app/components/data-table.tsx'
 import { FormError } from '#app/components/forms.tsx'
+import { RevisionList } from '#app/components/history-list.tsx'
 import { loadTermLinks, loadTermOr404 } from '#app/pages/term-page.server.ts'
 import {
   className,
@@ -14,8 +16,10 @@ import {
   KindBadge,
   StatusBadge,
   termHref,
+  useCount,
   useLang,
 } from '#app/components/terms/ui.tsx'
+import { redirectWithFlash } from '#app/lib/flash.server.ts'
 import { fill, type MessageKey } from '#app/lib/i18n.ts'
 import { formAction, invalidForm, parseForm } from '#app/pages/forms.server.ts'
 import { requireUser, requireUserAction } from '#app/pages/session.server.ts'
@@ -23,7 +27,7 @@ import { useOptionalUser, useT } from '#app/root.tsx'
 import { MergeTermSchema } from '#app/schemas/terms.ts'
 import { renderMarkdown } from '#app/services/markdown/render.server.ts'
 import { listClassification } from '#app/services/terms/classification.server.ts'
-import { listRevisions } from '#app/services/terms/read.server.ts'
+import { getTerm, listRevisions } from '#app/services/terms/read.server.ts'
 import { deleteTerm, mergeTerm } from '#app/services/terms/write.server.ts'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
@@ -57,14 +61,19 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   }
 }
 
-export async function action({ request, params }: ActionFunctionArgs) {
+export async function action({ request, params, context }: ActionFunctionArgs) {
   const form = await request.formData()
   const intent = String(form.get('intent'))
   if (intent === 'delete') {
     const actor = await requireUserAction(request, 'admin')
     return formAction(async () => {
-      await deleteTerm({ idOrSlug: params.slug!, actorId: actor.user.id })
-      return redirect(`/terms?deleted=${encodeURIComponent(params.slug!)}`)
+      const term = await getTerm({ idOrSlug: params.slug! })
+      await deleteTerm({ idOrSlug: term.id, actorId: actor.user.id })
+      return redirectWithFlash(
+        '/terms',
+        { kind: 'success', message: 'flash.termDeleted', values: { name: term.name } },
+        context,
+      )
     })
   }
   if (intent === 'merge') {
@@ -76,7 +85,15 @@ export async function action({ request, params }: ActionFunctionArgs) {
     if (!parsed.ok) return invalidForm({ ...parsed, intent })
     return formAction(async () => {
       const result = await mergeTerm({ idOrSlug: params.slug!, input: parsed.data, actorId: actor.user.id })
-      return redirect(`${termHref(result.into.slug)}?merged=${encodeURIComponent(result.merged.slug)}`)
+      return redirectWithFlash(
+        termHref(result.into.slug),
+        {
+          kind: 'success',
+          message: 'flash.termMerged',
+          values: { merged: result.merged.name, into: result.into.name },
+        },
+        context,
+      )
     })
   }
   await requireUserAction(request)
@@ -89,12 +106,14 @@ export default function TermPage() {
   const user = useOptionalUser()
   const data = useLoaderData<typeof loader>()
   const result = useActionData<typeof action>()
-  const [params] = useSearchParams()
   const busy = useNavigation().state !== 'idle'
+  const count = useCount()
+  const notationsTable = useDataTable(
+    { notation: 'term.notation', kind: 'term.kind', lang: 'term.lang' },
+    { className: 'notations-table' },
+  )
   const { term } = data
   const canEdit = (user?.role === 'editor' || user?.role === 'admin') && term.status !== 'merged'
-  const saved = params.get('saved')
-  const merged = params.get('merged')
   const names: [MessageKey, string | null][] = [
     ['term.fullName', term.fullName],
     ['term.nameEn', term.nameEn],
@@ -106,21 +125,6 @@ export default function TermPage() {
       <p className="muted">
         <Link to="/terms">← {t('terms.title')}</Link>
       </p>
-      {saved ? (
-        <p role="status" className="notice">
-          {fill(t('term.saved'), { revision: saved })}
-        </p>
-      ) : null}
-      {params.get('unchanged') ? (
-        <p role="status" className="notice">
-          {fill(t('term.unchanged'), { revision: params.get('unchanged')! })}
-        </p>
-      ) : null}
-      {merged ? (
-        <p role="status" className="notice">
-          {fill(t('term.mergedNotice'), { slug: merged })}
-        </p>
-      ) : null}
       <div className="title-row">
         <h1>{term.name}</h1>
         <StatusBadge status={term.status} />
@@ -208,22 +212,18 @@ export default function TermPage() {
 
       <h2>{t('term.notations')}</h2>
       {term.notations.length ? (
-        <table className="notations-table">
-          <thead>
-            <tr>
-              <th>{t('term.notation')}</th>
-              <th>{t('term.kind')}</th>
-              <th>{t('term.lang')}</th>
-            </tr>
-          </thead>
-          <tbody>
+        <table {...notationsTable.props}>
+          {notationsTable.head}
+          <tbody {...notationsTable.body}>
             {term.notations.map((n) => (
-              <tr key={n.text} data-notation={n.text}>
-                <td>{n.kind === 'deprecated' ? <s>{n.text}</s> : n.text}</td>
-                <td>
+              <tr {...notationsTable.row} key={n.text} data-notation={n.text}>
+                <td {...notationsTable.cell('notation')}>
+                  {n.kind === 'deprecated' ? <s>{n.text}</s> : n.text}
+                </td>
+                <td {...notationsTable.cell('kind')}>
                   <KindBadge kind={n.kind} />
                 </td>
-                <td>{n.lang ?? '—'}</td>
+                <td {...notationsTable.cell('lang')}>{n.lang ?? '—'}</td>
               </tr>
             ))}
           </tbody>
@@ -248,42 +248,19 @@ export default function TermPage() {
       />
 
       <h2>{t('term.history')}</h2>
-      <table>
-        <thead>
-          <tr>
-            <th>{t('history.revision')}</th>
-            <th>{t('history.author')}</th>
-            <th>{t('history.time')}</th>
-            <th>{t('history.note')}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {data.revisions.map((r) => (
-            <tr key={r.revision}>
-              <td>{r.revision}</td>
-              <td>{r.author?.name ?? '—'}</td>
-              <td className="small">{formatDate(r.createdAt)}</td>
-              <td>
-                {r.note}
-                {r.revision > 1 ? (
-                  <>
-                    {' '}
-                    <Link
-                      to={`${termHref(term.slug)}/history?from=${r.revision - 1}&to=${r.revision}`}
-                      className="small"
-                    >
-                      {t('history.changes')}
-                    </Link>
-                  </>
-                ) : null}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <RevisionList
+        entries={data.revisions.map((r) => ({
+          revision: r.revision,
+          createdAt: r.createdAt,
+          author: r.author?.name ?? null,
+          summary: r.note,
+        }))}
+        current={term.revision}
+        historyHref={`${termHref(term.slug)}/history`}
+      />
       <p>
         <Link to={`${termHref(term.slug)}/history`}>
-          {fill(t('term.allRevisions'), { total: data.revisionCount })}
+          {fill(t('term.allRevisions'), { revisions: count('count.revision', data.revisionCount) })}
         </Link>
       </p>
 

@@ -37,8 +37,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   }
 }
 
-export async function action({ request, params }: ActionFunctionArgs) {
-  return termEditorAction({ request, idOrSlug: params.slug! })
+export async function action({ request, params, context }: ActionFunctionArgs) {
+  return termEditorAction({ request, context, idOrSlug: params.slug! })
 }
 
 export default function EditTermPage() {

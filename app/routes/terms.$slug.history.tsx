@@ -1,9 +1,9 @@
-import { fill } from '#app/lib/i18n.ts'
+import { fill, type MessageKey } from '#app/lib/i18n.ts'
 import { redirect, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
-import { Form, Link, useLoaderData } from '@remix-run/react'
-import { DiffView } from '#app/components/terms/diff-view.tsx'
+import { Link, useLoaderData } from '@remix-run/react'
+import { RevisionDiff, RevisionList } from '#app/components/history-list.tsx'
 import { loadTermOr404 } from '#app/pages/term-page.server.ts'
-import { formatDate, termHref } from '#app/components/terms/ui.tsx'
+import { termHref } from '#app/components/terms/ui.tsx'
 import { orErrorPage } from '#app/pages/forms.server.ts'
 import { requireUser } from '#app/pages/session.server.ts'
 import { useT } from '#app/root.tsx'
@@ -37,92 +37,36 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 export default function HistoryPage() {
   const t = useT()
   const { term, revisions, diff } = useLoaderData<typeof loader>()
-  const defaultTo = diff?.to.revision ?? revisions[0]?.revision ?? 1
-  const defaultFrom = diff?.from.revision ?? revisions[1]?.revision ?? defaultTo
+  const to = diff?.to.revision ?? revisions[0]?.revision ?? 1
+  const from = diff?.from.revision ?? revisions[1]?.revision ?? to
+  const historyHref = `${termHref(term.slug)}/history`
   return (
     <section>
       <p className="muted">
         <Link to={termHref(term.slug)}>← {term.name}</Link>
       </p>
       <h1>{fill(t('history.title'), { name: term.name })}</h1>
-
       {diff ? (
-        <>
-          <h2>{fill(t('history.diffTitle'), { from: diff.from.revision, to: diff.to.revision })}</h2>
-          <p className="muted">
-            {fill(t('history.diffMeta'), {
-              from: diff.from.revision,
-              fromWho: diff.from.author?.name ?? '—',
-              fromWhen: formatDate(diff.from.createdAt),
-              to: diff.to.revision,
-              toWho: diff.to.author?.name ?? '—',
-              toWhen: formatDate(diff.to.createdAt),
-            })}
-          </p>
-          <DiffView fields={diff.fields} />
-        </>
+        <RevisionDiff
+          diff={diff}
+          labelOf={(field) => t(`term.${field}` as MessageKey)}
+          formatValue={(field, value) =>
+            field === 'status' ? t(`status.${String(value)}` as MessageKey) : undefined
+          }
+        />
       ) : null}
-
       <h2>{t('history.revisions')}</h2>
-      {/* A GET form: pick two revisions and compare (works without JavaScript). */}
-      <Form method="get">
-        <table>
-          <thead>
-            <tr>
-              <th>{t('history.from')}</th>
-              <th>{t('history.to')}</th>
-              <th>{t('history.revision')}</th>
-              <th>{t('history.author')}</th>
-              <th>{t('history.time')}</th>
-              <th>{t('history.note')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {revisions.map((r) => (
-              <tr key={r.revision} data-revision={r.revision}>
-                <td>
-                  <input
-                    type="radio"
-                    name="from"
-                    value={r.revision}
-                    defaultChecked={r.revision === defaultFrom}
-                    aria-label={`${t('history.from')} ${r.revision}`}
-                  />
-                </td>
-                <td>
-                  <input
-                    type="radio"
-                    name="to"
-                    value={r.revision}
-                    defaultChecked={r.revision === defaultTo}
-                    aria-label={`${t('history.to')} ${r.revision}`}
-                  />
-                </td>
-                <td>
-                  {r.revision}
-                  {r.revision === term.revision ? (
-                    <span className="muted small"> ({t('history.current')})</span>
-                  ) : null}
-                </td>
-                <td>{r.author?.name ?? '—'}</td>
-                <td className="small">{formatDate(r.createdAt)}</td>
-                <td>
-                  {r.note}
-                  {r.revision > 1 ? (
-                    <>
-                      {' '}
-                      <Link to={`?from=${r.revision - 1}&to=${r.revision}`} className="small">
-                        {t('history.changes')}
-                      </Link>
-                    </>
-                  ) : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {revisions.length > 1 ? <button type="submit">{t('history.compare')}</button> : null}
-      </Form>
+      <RevisionList
+        entries={revisions.map((r) => ({
+          revision: r.revision,
+          createdAt: r.createdAt,
+          author: r.author?.name ?? null,
+          summary: r.note,
+        }))}
+        current={term.revision}
+        historyHref={historyHref}
+        pick={{ from, to }}
+      />
     </section>
   )
 }

@@ -10,10 +10,12 @@ import {
   useCount,
   useLang,
 } from '#app/components/terms/ui.tsx'
+import { pageTitle } from '#app/lib/page-title.ts'
+import { useDataTable } from '#app/components/data-table.tsx'
 import { Pager } from '#app/components/pager.tsx'
 import { ShareBuilder } from '#app/components/share/share-builder.tsx'
 import { shareBuilderData } from '#app/pages/share.server.ts'
-import { fill, type MessageKey } from '#app/lib/i18n.ts'
+import type { MessageKey } from '#app/lib/i18n.ts'
 import { requireUser } from '#app/pages/session.server.ts'
 import { useOptionalUser, useT } from '#app/root.tsx'
 import { ListTermsQuerySchema } from '#app/schemas/terms.ts'
@@ -21,7 +23,7 @@ import { listClassification } from '#app/services/terms/classification.server.ts
 import { listTerms } from '#app/services/terms/read.server.ts'
 import { TERM_STATUSES } from '#domain/terms.ts'
 
-export const meta: MetaFunction = () => [{ title: 'Terms · Glossary' }]
+export const meta: MetaFunction = ({ matches }) => [{ title: pageTitle(matches, 'terms.title') }]
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireUser(request)
@@ -62,7 +64,17 @@ export default function TermsPage() {
   useEffect(() => () => clearTimeout(timer.current), [])
   const searching = navigation.state === 'loading' && navigation.location?.pathname === '/terms'
   const canEdit = user?.role === 'editor' || user?.role === 'admin'
-  const deleted = params.get('deleted')
+  const table = useDataTable(
+    {
+      name: 'term.name',
+      otherNames: 'terms.otherNames',
+      notations: 'term.notations',
+      status: 'term.status',
+      domains: 'term.domains',
+      updated: 'term.updated',
+    },
+    { className: 'terms-table' },
+  )
 
   return (
     <section>
@@ -74,11 +86,6 @@ export default function TermsPage() {
           </Link>
         ) : null}
       </div>
-      {deleted ? (
-        <p role="status" className="notice">
-          {fill(t('terms.deleted'), { slug: deleted })}
-        </p>
-      ) : null}
       <Form
         method="get"
         className="filters"
@@ -156,39 +163,34 @@ export default function TermsPage() {
       {items.length === 0 ? (
         <p className="muted">{t('terms.none')}</p>
       ) : (
-        <table className="terms-table">
-          <thead>
-            <tr>
-              <th>{t('term.name')}</th>
-              <th>{t('terms.otherNames')}</th>
-              <th>{t('term.notations')}</th>
-              <th>{t('term.status')}</th>
-              <th>{t('term.domains')}</th>
-              <th>{t('term.updated')}</th>
-            </tr>
-          </thead>
-          <tbody>
+        <table {...table.props}>
+          {table.head}
+          <tbody {...table.body}>
             {items.map((term) => (
-              <tr key={term.id} data-term-slug={term.slug}>
-                <td>
+              <tr {...table.row} key={term.id} data-term-slug={term.slug}>
+                <td {...table.cell('name')}>
                   <Link to={termHref(term.slug)}>{term.name}</Link>
                   {term.definition ? <div className="muted small clamp">{term.definition}</div> : null}
                 </td>
-                <td>
+                <td {...table.cell('otherNames')}>
                   {[term.nameKo, term.nameEn, term.fullName].filter((n) => n && n !== term.name).join(' · ')}
                 </td>
-                <td>
+                <td {...table.cell('notations')}>
                   {term.notations.map((n) => (
                     <span key={n.text} className="notation">
                       {n.text} <KindBadge kind={n.kind} />
                     </span>
                   ))}
                 </td>
-                <td>
+                <td {...table.cell('status')}>
                   <StatusBadge status={term.status} />
                 </td>
-                <td>{term.domains.map((d) => className(domains, d, lang)).join(', ')}</td>
-                <td className="small">{formatDate(term.updatedAt)}</td>
+                <td {...table.cell('domains')}>
+                  {term.domains.map((d) => className(domains, d, lang)).join(', ')}
+                </td>
+                <td {...table.cell('updated')} className="small">
+                  {formatDate(term.updatedAt)}
+                </td>
               </tr>
             ))}
           </tbody>

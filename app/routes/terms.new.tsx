@@ -25,8 +25,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
   }
 }
 
-export async function action({ request }: ActionFunctionArgs) {
-  return termEditorAction({ request })
+export async function action({ request, context }: ActionFunctionArgs) {
+  return termEditorAction({ request, context })
 }
 
 export default function NewTermPage() {

@@ -12,12 +12,29 @@ const PNG = Buffer.from(
   'base64',
 )
 
+/** A link of the site's navigation by its exact name (the home page has links of the same names). */
+const navLink = (page: Page, name: string) =>
+  page.locator('nav.site-nav').getByRole('link', { name, exact: true })
+
+/** Follows a link of the site's navigation, opening its menu (Content, Admin) first when it sits in one. */
+async function clickNav(page: Page, name: string) {
+  const entry = page.locator('a', { hasText: new RegExp(`^${name}$`) })
+  const link = page.locator('nav.site-nav').locator(entry)
+  const menu = page.locator('nav.site-nav details', { has: entry })
+  if ((await menu.count()) && !(await link.isVisible())) await menu.locator('summary').click()
+  await link.click()
+}
+
+/** Whether the site's navigation has an entry for `href` (shown or in a closed menu). */
+const hasNavEntry = async (page: Page, href: string) =>
+  (await page.locator(`nav.site-nav a[href="${href}"]`).count()) > 0
+
 async function signIn(page: Page) {
   await page.goto('/login')
   await page.fill('input[name="email"]', ADMIN.email)
   await page.fill('input[name="password"]', ADMIN.password)
   await page.getByRole('button', { name: 'Sign in' }).last().click()
-  await page.getByRole('link', { name: 'Terms' }).waitFor()
+  await navLink(page, 'Terms').waitFor()
 }
 
 const notationText = (page: Page, row: number) => page.locator('input[name="notationText"]').nth(row)
@@ -37,10 +54,10 @@ describe('glossary pages in Chromium', () => {
       await page.fill('input[name="name"]', ADMIN.name)
       await page.fill('input[name="password"]', ADMIN.password)
       await page.getByRole('button', { name: 'Create administrator' }).click()
-      await page.getByRole('link', { name: 'Import' }).waitFor()
+      await page.locator('nav.site-nav a[href="/import"]').waitFor({ state: 'attached' })
 
       // Create a term with two notations (one deprecated), a previewed body and an uploaded image.
-      await page.getByRole('link', { name: 'Terms' }).click()
+      await navLink(page, 'Terms').click()
       await page.getByRole('link', { name: 'New term' }).click()
       await page.waitForURL('**/terms/new')
       await page.fill('#term-name', 'Message Queue')
@@ -69,8 +86,8 @@ describe('glossary pages in Chromium', () => {
           /^Messages wait in \*\*order\*\*\.\n\n!\[queue diagram\]\(\/api\/v1\/attachments\/[0-9a-f-]{36}\)\n$/,
         )
       await page.getByRole('button', { name: 'Save', exact: true }).last().click()
-      await page.waitForURL('**/terms/message-queue?saved=1')
-      await page.getByText('Saved. This is revision 1.').waitFor()
+      await page.waitForURL('**/terms/message-queue')
+      await page.getByText('Created “Message Queue”. This is revision 1.').waitFor()
       expect(await page.locator('h1').innerText()).toBe('Message Queue')
       expect(await page.locator('tr[data-notation="MQ"] .badge').innerText()).toBe('admitted')
       expect(await page.locator('tr[data-notation="메세지 큐"] .badge').innerText()).toBe('deprecated')
@@ -101,10 +118,10 @@ describe('glossary pages in Chromium', () => {
       await page.fill('#term-definition', 'A durable buffer that passes messages between services in order.')
       await page.fill('#term-note', 'clarify the definition')
       await page.getByRole('button', { name: 'Save', exact: true }).last().click()
-      await page.getByText('Saved. This is revision 2.').waitFor()
+      await page.getByText('Saved “Message Queue”. This is revision 2.').waitFor()
 
       // History and the diff of revisions 1 → 2.
-      await page.getByRole('link', { name: 'All 2 revisions and their differences' }).click()
+      await page.getByRole('link', { name: 'Full history (2 revisions): compare any two' }).click()
       await page.waitForURL('**/terms/message-queue/history')
       await expect.poll(() => page.locator('tr[data-revision]').count()).toBe(2)
       await page.getByRole('button', { name: 'Compare' }).click()
@@ -128,7 +145,7 @@ describe('glossary pages in Chromium', () => {
       await otherPage.goto('/terms/message-queue/edit')
       await otherPage.fill('#term-fullName', 'Message Queue Service')
       await otherPage.getByRole('button', { name: 'Save', exact: true }).last().click()
-      await otherPage.getByText('Saved. This is revision 3.').waitFor()
+      await otherPage.getByText('Saved “Message Queue”. This is revision 3.').waitFor()
       expect(otherErrors).toEqual([])
       await other.close()
 
@@ -146,11 +163,11 @@ describe('glossary pages in Chromium', () => {
       // Saving again without confirming is still a conflict; confirming saves on top of revision 3.
       await conflict.getByRole('checkbox').check()
       await page.getByRole('button', { name: 'Save', exact: true }).last().click()
-      await page.getByText('Saved. This is revision 4.').waitFor()
+      await page.getByText('Saved “Message Queue”. This is revision 4.').waitFor()
       expect(await page.locator('.definition').innerText()).toBe('My own wording of the definition.')
 
       // Check a text: the deprecated notation followed by a Korean particle, and an admitted one.
-      await page.getByRole('link', { name: 'Check a text' }).click()
+      await navLink(page, 'Check a text').click()
       await page.waitForURL('**/check')
       await page.fill('#check-text', '첫 줄입니다.\n우리는 메세지 큐를 쓰고 MQ도 쓴다.')
       await page.getByRole('button', { name: 'Check', exact: true }).click()
@@ -208,7 +225,7 @@ describe('glossary pages in Chromium', () => {
         .setInputFiles({ name: 'big.png', mimeType: 'image/png', buffer: big })
       await page.getByRole('button', { name: 'Upload and insert' }).click()
       await page.waitForLoadState('load')
-      expect(await page.locator('#term-image-error').innerText()).toBe('Images may be at most 5 MB.')
+      expect(await page.locator('#term-image-error').innerText()).toBe('Choose an image of at most 5 MB.')
       expect(await page.locator('#term-body').inputValue()).toBe('See the *contract*.')
       // Without JavaScript the upload posts the whole editor; the answer has the reference appended to the body.
       await page
@@ -223,7 +240,7 @@ describe('glossary pages in Chromium', () => {
       // Enter in a field submits the form's default button, which is Save.
       await page.locator('#term-note').fill('first version')
       await page.locator('#term-note').press('Enter')
-      await page.waitForURL('**/terms/service-level-agreement?saved=1')
+      await page.waitForURL('**/terms/service-level-agreement')
       expect(await page.locator('tr[data-notation="SLA"] .badge').innerText()).toBe('preferred')
       expect(await page.locator('tr[data-notation="서비스 수준 협약서"] .badge').innerText()).toBe(
         'deprecated',
@@ -270,7 +287,7 @@ describe('glossary pages in Chromium', () => {
       await signIn(page)
 
       // A dry run with a bad row: the per-row table, and no way to apply it.
-      await page.getByRole('link', { name: 'Import' }).click()
+      await clickNav(page, 'Import terms')
       await page.waitForURL('**/import')
       const csv = (rows: string[]) => ['slug,name,nameKo,admitted,deprecated,definition', ...rows].join('\n')
       await page.locator('input[name="file"]').setInputFiles({
@@ -305,6 +322,8 @@ describe('glossary pages in Chromium', () => {
       const job = page.getByTestId('import-job')
       await page.locator('[data-testid="import-job"][data-status="succeeded"]').waitFor()
       expect(await job.locator('h2').innerText()).toBe('Import finished')
+      // The finished job's page confirms the apply once (a flash message).
+      await page.getByRole('status').getByText('Imported 2 rows: 2 new, 0 updated, 0 unchanged.').waitFor()
       expect(await job.locator('tr[data-action="created"]').count()).toBe(2)
       // A larger JSON import pasted as text and applied directly: with JavaScript its progress streams in the
       // apply response, live even though the embedded database's one connection is held by the import.
@@ -340,6 +359,7 @@ describe('glossary pages in Chromium', () => {
         await bulk.getByText('2000 rows: 2000 new, 0 updated, 0 unchanged, 0 with errors.').count(),
       ).toBe(1)
       expect(await bulk.locator('progress').getAttribute('value')).toBe('2000')
+      await page.getByText('Imported 2000 rows: 2000 new, 0 updated, 0 unchanged.').waitFor()
       // A job opened by its address polls the job resource route (the fetcher's request).
       const jobId = new URL(page.url()).searchParams.get('job')!
       const polled = await page.evaluate(async (id) => {
@@ -370,7 +390,7 @@ describe('glossary pages in Chromium', () => {
       // Korean labels.
       await page.getByRole('button', { name: '한국어' }).click()
       await page.getByRole('button', { name: 'English' }).waitFor()
-      await page.getByRole('link', { name: '용어', exact: true }).click()
+      await navLink(page, '용어').click()
       await page.locator('h1', { hasText: '용어' }).waitFor()
       await page.getByRole('searchbox').fill('원장')
       await page.waitForURL((url) => url.searchParams.get('q') === '원장')
@@ -383,14 +403,14 @@ describe('glossary pages in Chromium', () => {
         '비권장',
       )
       await page.getByRole('button', { name: 'English' }).click()
-      await page.getByRole('link', { name: 'Check a text' }).waitFor()
+      await navLink(page, 'Check a text').waitFor()
 
       // A repeated acronym in a checked text becomes a candidate; promoting it opens the new term's editor.
-      await page.getByRole('link', { name: 'Check a text' }).click()
+      await navLink(page, 'Check a text').click()
       await page.fill('#check-text', 'The KPI report lists every KPI of the team.')
       await page.getByRole('button', { name: 'Check', exact: true }).click()
       await page.getByText('Nothing to report.').waitFor()
-      await page.getByRole('link', { name: 'Candidates' }).click()
+      await clickNav(page, 'Term candidates')
       await page.waitForURL('**/candidates')
       const candidate = page.locator('tr[data-candidate="KPI"]')
       expect(await candidate.locator('td').nth(1).innerText()).toBe('2')
@@ -404,7 +424,8 @@ describe('glossary pages in Chromium', () => {
       await page.getByText('Merge or delete').click()
       await page.fill('input[name="into"]', 'ledger')
       await page.getByRole('button', { name: 'Merge', exact: true }).click()
-      await page.waitForURL('**/terms/ledger?merged=journal')
+      await page.waitForURL('**/terms/ledger')
+      await page.getByRole('status').getByText('“Journal” was merged into “Ledger”').waitFor()
       expect(await page.locator('tr[data-notation="Journal"] .badge').innerText()).toBe('admitted')
       await page.goto('/terms/journal')
       expect(new URL(page.url()).pathname).toBe('/terms/ledger')
@@ -413,8 +434,8 @@ describe('glossary pages in Chromium', () => {
       await page.goto('/terms/kpi')
       await page.getByText('Merge or delete').click()
       await page.getByRole('button', { name: 'Delete this term' }).click()
-      await page.waitForURL('**/terms?deleted=kpi')
-      await page.getByText('The term “kpi” was deleted.').waitFor()
+      await page.waitForURL('**/terms')
+      await page.getByText('The term “KPI” was deleted.').waitFor()
       await page.getByRole('searchbox').fill('kpi')
       await page.waitForURL((url) => url.searchParams.get('q') === 'kpi')
       await page.getByText('No term matches.').waitFor()
@@ -431,10 +452,12 @@ describe('glossary pages in Chromium', () => {
     await page.fill('input[name="email"]', 'reader@example.test')
     await page.fill('input[name="password"]', 'reader-password')
     await page.getByRole('button', { name: 'Create account' }).last().click()
-    await page.getByRole('link', { name: 'Check a text' }).waitFor()
-    expect(await page.getByRole('link', { name: 'Candidates' }).count()).toBe(0)
-    expect(await page.getByRole('link', { name: 'Import' }).count()).toBe(0)
-    await page.getByRole('link', { name: 'Terms', exact: true }).click()
+    await navLink(page, 'Check a text').waitFor()
+    expect(await hasNavEntry(page, '/candidates')).toBe(false)
+    expect(await hasNavEntry(page, '/import')).toBe(false)
+    await navLink(page, 'Terms').click()
+    // the home page has a search box too: wait for the term list's
+    await page.waitForURL('**/terms')
     await page.getByRole('searchbox').fill('message')
     await page.getByRole('link', { name: 'Message Queue' }).click()
     await page.waitForURL('**/terms/message-queue')

@@ -39,11 +39,23 @@ function notationChanges(f: FieldDiffView, t: (key: MessageKey) => string): Fiel
 }
 
 /**
- * The changed fields of a revision diff: scalars as before → after, lists item by item, definition and
- * body line by line (removed lines struck through, added ones underlined, so the diff reads without colour).
+ * The changed fields of a revision diff (a term's or a wiki page's): scalars as before → after, lists item by
+ * item, long texts line by line (removed lines struck through, added ones underlined, so the diff reads without
+ * colour). `labelOf` names a field in the page's language; `formatValue` may show a scalar in words (a status).
  */
-export function DiffView({ fields }: { fields: FieldDiffView[] }) {
+export function DiffView({
+  fields,
+  labelOf,
+  formatValue,
+}: {
+  fields: FieldDiffView[]
+  labelOf: (field: string) => string
+  formatValue?: (field: string, value: unknown) => string | undefined
+}) {
   const t = useT()
+  const scalar = (field: string, value: unknown) =>
+    (value === null || value === undefined || value === '' ? undefined : formatValue?.(field, value)) ??
+    show(value)
   const changed = fields.filter((f) => f.changed)
   if (changed.length === 0) return <p className="muted">{t('history.noChanges')}</p>
   return (
@@ -52,7 +64,7 @@ export function DiffView({ fields }: { fields: FieldDiffView[] }) {
         const changes = f.field === 'notations' ? notationChanges(f, t) : f.changes
         return (
           <section key={f.field} className="diff-field" data-field={f.field}>
-            <h3>{t(`term.${f.field}` as MessageKey)}</h3>
+            <h3>{labelOf(f.field)}</h3>
             {changes ? (
               <pre className="diff-lines">
                 {changes.map((c, i) =>
@@ -67,7 +79,7 @@ export function DiffView({ fields }: { fields: FieldDiffView[] }) {
               </pre>
             ) : (
               <p>
-                <del>{show(f.before)}</del> → <ins>{show(f.after)}</ins>
+                <del>{scalar(f.field, f.before)}</del> → <ins>{scalar(f.field, f.after)}</ins>
               </p>
             )}
           </section>

@@ -2,6 +2,8 @@ import { useEffect, useRef, useState } from 'react'
 import { Form, Link, useFetcher, useNavigation } from '@remix-run/react'
 import { fill, type MessageKey } from '#app/lib/i18n.ts'
 import { useT } from '#app/root.tsx'
+import { ClassificationEmpty } from '#app/components/classification-hint.tsx'
+import { useDataTable } from '#app/components/data-table.tsx'
 import { EMPTY_NOTATION, type EditorResult, type EditorValues, type NotationRow } from './editor-values.ts'
 import { className, formatDate, termHref, useLang, type ClassItem } from './ui.tsx'
 import { NOTATION_KINDS } from '#domain/terms.ts'
@@ -51,6 +53,10 @@ export function TermEditor(props: {
   const { values, result } = props
   const errors = result?.fieldErrors ?? {}
   const [rows, setRows] = useState(() => values.notations.map(withKey))
+  const notationTable = useDataTable(
+    { notation: 'term.notation', kind: 'term.kind', lang: 'term.lang', actions: 'common.actions' },
+    { className: 'notation-rows' },
+  )
   const bodyRef = useRef<HTMLTextAreaElement>(null)
   const fileRef = useRef<HTMLInputElement>(null)
   const altRef = useRef<HTMLInputElement>(null)
@@ -105,7 +111,7 @@ export function TermEditor(props: {
   const checkboxes = (name: 'domains' | 'categories', items: ClassItem[], label: MessageKey) => (
     <fieldset>
       <legend>{t(label)}</legend>
-      {items.length === 0 ? <span className="muted">{t('editor.noClassification')}</span> : null}
+      {items.length === 0 ? <ClassificationEmpty /> : null}
       {items.map((item) => (
         <label key={item.key} className="inline-check">
           <input
@@ -182,7 +188,13 @@ export function TermEditor(props: {
         {field('nameKo', 'term.nameKo')}
         <label htmlFor="term-status">
           {t('term.status')}
-          <select id="term-status" name="status" defaultValue={values.status}>
+          <select
+            id="term-status"
+            name="status"
+            defaultValue={values.status}
+            aria-invalid={errors.status ? true : undefined}
+            aria-describedby={errors.status ? 'term-status-error' : undefined}
+          >
             {props.mode === 'create' ? <option value="">{t('editor.statusAuto')}</option> : null}
             {props.statuses.map((s) => (
               <option key={s} value={s}>
@@ -197,21 +209,12 @@ export function TermEditor(props: {
       <fieldset className="notations">
         <legend>{t('term.notations')}</legend>
         <p className="muted small">{t('editor.notationsHint')}</p>
-        <table>
-          <thead>
-            <tr>
-              <th>{t('term.notation')}</th>
-              <th>{t('term.kind')}</th>
-              <th>{t('term.lang')}</th>
-              <th>
-                <span className="visually-hidden">{t('common.actions')}</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
+        <table {...notationTable.props}>
+          {notationTable.head}
+          <tbody {...notationTable.body}>
             {rows.map((row, i) => (
-              <tr key={row.key} data-notation-row={i}>
-                <td>
+              <tr {...notationTable.row} key={row.key} data-notation-row={i}>
+                <td {...notationTable.cell('notation')}>
                   <input
                     name="notationText"
                     defaultValue={row.text}
@@ -220,7 +223,7 @@ export function TermEditor(props: {
                   />
                   <ErrorText id={`notation-${i}-error`} message={errors[`notations.${i}.text`]} />
                 </td>
-                <td>
+                <td {...notationTable.cell('kind')}>
                   <select
                     name="notationKind"
                     defaultValue={row.kind}
@@ -234,7 +237,7 @@ export function TermEditor(props: {
                   </select>
                   <ErrorText id={`notation-${i}-kind-error`} message={errors[`notations.${i}.kind`]} />
                 </td>
-                <td>
+                <td {...notationTable.cell('lang')}>
                   <input
                     name="notationLang"
                     defaultValue={row.lang}
@@ -244,7 +247,7 @@ export function TermEditor(props: {
                   />
                   <ErrorText id={`notation-${i}-lang-error`} message={errors[`notations.${i}.lang`]} />
                 </td>
-                <td>
+                <td {...notationTable.cell('actions')}>
                   <button
                     type="submit"
                     name="intent"

@@ -9,6 +9,7 @@ import {
   loadTermDtos,
   resolveTermId,
   selectRevision,
+  selectRecentTermIds,
   selectRevisionSummaries,
   selectSuggestions,
   selectTermPage,
@@ -54,6 +55,15 @@ export async function listTerms(
   const dtos = await loadTermDtos(manager, ids, { withBody: false })
   const items = dtos.map(({ body: _body, oldSlugs: _old, ...item }) => item)
   return { items, total, page: options.page, pageSize: options.pageSize }
+}
+
+/** The live, unmerged terms changed last (created, edited, renamed), newest first, without their bodies. */
+export async function recentTerms(options: { limit: number }): Promise<TermListItem[]> {
+  const manager = em()
+  const dtos = await loadTermDtos(manager, await selectRecentTermIds(manager, options.limit), {
+    withBody: false,
+  })
+  return dtos.map(({ body: _body, oldSlugs: _old, ...item }) => item)
 }
 
 /**

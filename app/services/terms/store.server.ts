@@ -566,6 +566,16 @@ export async function selectTermPage(
   return { ids: rows.map((r) => r.id), total }
 }
 
+/** The ids of the live, unmerged terms changed last, newest first (`terms_updated_at_idx`). */
+export async function selectRecentTermIds(manager: EntityManager, limit: number): Promise<string[]> {
+  const rows = await manager.execute<{ id: string }[]>(
+    `select t.id from terms t where t.deleted_at is null and t.status <> 'merged'
+      order by t.updated_at desc, t.id limit ?`,
+    [limit],
+  )
+  return rows.map((r) => r.id)
+}
+
 export interface Suggestion {
   id: string
   slug: string
