@@ -1,6 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation, useRevalidator } from '@remix-run/react'
 import { useEffect, useRef } from 'react'
+import { pageTitle } from '#app/lib/page-title.ts'
 import { FormError, IntentButton } from '#app/components/forms.tsx'
 import { formatDate, termHref, useCount } from '#app/components/terms/ui.tsx'
 import { fill, type MessageKey } from '#app/lib/i18n.ts'
@@ -15,7 +16,7 @@ import {
 import { getRagConfig, reindexAll } from '#app/services/search/config.server.ts'
 import { isUuid } from '#domain/ids.ts'
 
-export const meta: MetaFunction = () => [{ title: 'Search index · Glossary' }]
+export const meta: MetaFunction = ({ matches }) => [{ title: pageTitle(matches, 'searchIndex.title') }]
 
 /** How often the page asks again while work is left (with JavaScript; without it, the refresh link). */
 const REFRESH_MS = 2_000

@@ -84,26 +84,30 @@ export function SheetTable({ data }: { data: SheetData }) {
       {items.length === 0 ? (
         <p className="muted">{t('sheet.none')}</p>
       ) : (
-        <table className={classes.filter(Boolean).join(' ')} data-rows={items.length}>
-          <thead>
-            <tr>
-              {query.columns.map((c) => (
-                <th key={c} data-column={c}>
-                  {t(`sheet.col.${c}` as MessageKey)}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((item) => (
-              <tr key={item.id} data-term-slug={item.slug}>
+        // A sheet is as wide as its columns: it scrolls inside its own box, never the page (issue 27); the box
+        // takes the keyboard focus so it scrolls without a mouse too.
+        <div className="sheet-scroll" role="region" aria-label={t('sheet.heading')} tabIndex={0}>
+          <table className={classes.filter(Boolean).join(' ')} data-rows={items.length}>
+            <thead>
+              <tr>
                 {query.columns.map((c) => (
-                  <td key={c}>{cell(item, c)}</td>
+                  <th key={c} data-column={c}>
+                    {t(`sheet.col.${c}` as MessageKey)}
+                  </th>
                 ))}
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {items.map((item) => (
+                <tr key={item.id} data-term-slug={item.slug}>
+                  {query.columns.map((c) => (
+                    <td key={c}>{cell(item, c)}</td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       {total > items.length ? (
         <p className="notice sheet-cap" role="status">
