@@ -14,8 +14,13 @@ export function Field(props: {
   required?: boolean
   autoComplete?: string
   minLength?: number
+  /** A short help text under the input (the format a key must have). */
+  hint?: string
 }) {
   const id = props.id ?? `field-${props.name}`
+  const described = [props.hint ? `${id}-hint` : '', props.error ? `${id}-error` : '']
+    .filter(Boolean)
+    .join(' ')
   return (
     <label htmlFor={id}>
       {props.label}
@@ -28,8 +33,13 @@ export function Field(props: {
         autoComplete={props.autoComplete}
         minLength={props.minLength}
         aria-invalid={props.error ? true : undefined}
-        aria-describedby={props.error ? `${id}-error` : undefined}
+        aria-describedby={described || undefined}
       />
+      {props.hint ? (
+        <span id={`${id}-hint`} className="muted small">
+          {props.hint}
+        </span>
+      ) : null}
       <FieldError id={id} message={props.error} />
     </label>
   )

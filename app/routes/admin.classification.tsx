@@ -3,7 +3,7 @@ import { data } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
 import { pageTitle } from '#app/lib/page-title.ts'
 import { useDataTable } from '#app/components/data-table.tsx'
-import { fieldError, FormError } from '#app/components/forms.tsx'
+import { Field, fieldError, FormError } from '#app/components/forms.tsx'
 import { useCount, useLang } from '#app/components/terms/ui.tsx'
 import { redirectWithFlash } from '#app/lib/flash.server.ts'
 import { fill, type MessageKey } from '#app/lib/i18n.ts'
@@ -181,45 +181,6 @@ type Answer = Partial<FormFailure> & {
 }
 
 /** A labelled input with its hint and its error, both announced with the input. */
-function TextField(props: {
-  id: string
-  name: keyof Values
-  label: string
-  hint?: string
-  error?: string
-  defaultValue?: string
-  type?: 'text' | 'number'
-  required?: boolean
-}) {
-  const described = [props.hint ? `${props.id}-hint` : '', props.error ? `${props.id}-error` : '']
-    .filter(Boolean)
-    .join(' ')
-  return (
-    <label htmlFor={props.id}>
-      {props.label}
-      <input
-        id={props.id}
-        name={props.name}
-        type={props.type ?? 'text'}
-        defaultValue={props.defaultValue}
-        required={props.required}
-        aria-invalid={props.error ? true : undefined}
-        aria-describedby={described || undefined}
-      />
-      {props.hint ? (
-        <span id={`${props.id}-hint`} className="muted small">
-          {props.hint}
-        </span>
-      ) : null}
-      {props.error ? (
-        <span id={`${props.id}-error`} className="error">
-          {props.error}
-        </span>
-      ) : null}
-    </label>
-  )
-}
-
 /** The answer's messages for one form: its field errors, and its form-level message in words. */
 function useFormMessages(answer: Answer | undefined) {
   const t = useT()
@@ -356,7 +317,7 @@ function EditRow(props: {
             <span className="muted small">{t('classification.keyFixed')}</span>
           </p>
           <div className="classification-fields">
-            <TextField
+            <Field
               id={`${id}-nameEn`}
               name="nameEn"
               label={t('classification.nameEn')}
@@ -364,7 +325,7 @@ function EditRow(props: {
               error={messages.field('nameEn')}
               required
             />
-            <TextField
+            <Field
               id={`${id}-nameKo`}
               name="nameKo"
               label={t('classification.nameKo')}
@@ -372,7 +333,7 @@ function EditRow(props: {
               error={messages.field('nameKo')}
               required
             />
-            <TextField
+            <Field
               id={`${id}-sort`}
               name="sort"
               type="number"
@@ -417,7 +378,7 @@ function CreateForm(props: { kind: ClassificationKind; answer?: Answer }) {
       <input type="hidden" name="intent" value="create" />
       <input type="hidden" name="kind" value={kind} />
       <div className="classification-fields">
-        <TextField
+        <Field
           id={`${id}-key`}
           name="key"
           label={t('classification.key')}
@@ -426,7 +387,7 @@ function CreateForm(props: { kind: ClassificationKind; answer?: Answer }) {
           error={messages.field('key')}
           required
         />
-        <TextField
+        <Field
           id={`${id}-nameEn`}
           name="nameEn"
           label={t('classification.nameEn')}
@@ -434,7 +395,7 @@ function CreateForm(props: { kind: ClassificationKind; answer?: Answer }) {
           error={messages.field('nameEn')}
           required
         />
-        <TextField
+        <Field
           id={`${id}-nameKo`}
           name="nameKo"
           label={t('classification.nameKo')}
@@ -442,7 +403,7 @@ function CreateForm(props: { kind: ClassificationKind; answer?: Answer }) {
           error={messages.field('nameKo')}
           required
         />
-        <TextField
+        <Field
           id={`${id}-sort`}
           name="sort"
           type="number"

@@ -1,7 +1,7 @@
 import { Form, Link } from '@remix-run/react'
 import { useRef } from 'react'
 import { ClassificationEmpty } from '#app/components/classification-hint.tsx'
-import { FormError, fieldError } from '#app/components/forms.tsx'
+import { Field, FieldError, FormError, fieldError } from '#app/components/forms.tsx'
 import { TermAdder, TermOption, type PickerTerm } from '#app/components/term-picker.tsx'
 import { className, useLang, type ClassItem } from '#app/components/terms/ui.tsx'
 import { fill, type MessageKey } from '#app/lib/i18n.ts'
@@ -52,15 +52,22 @@ export function WikiEditor(props: {
     <Form method="post" className="stack wide wiki-editor">
       <FormError result={result} />
       {props.baseRevision ? <input type="hidden" name="baseRevision" value={props.baseRevision} /> : null}
-      <TextField
+      <Field
+        id="wiki-title"
         name="title"
         label={t('wiki.pageTitle')}
-        value={values.title}
+        defaultValue={values.title}
         error={error('title')}
         required
       />
       {props.isNew ? (
-        <TextField name="slug" label={t('wiki.slug')} value={values.slug ?? ''} error={error('slug')} />
+        <Field
+          id="wiki-slug"
+          name="slug"
+          label={t('wiki.slug')}
+          defaultValue={values.slug ?? ''}
+          error={error('slug')}
+        />
       ) : null}
       <label htmlFor="wiki-content">
         {t('wiki.content')}
@@ -73,7 +80,7 @@ export function WikiEditor(props: {
           aria-invalid={error('content') ? true : undefined}
           aria-describedby={error('content') ? 'wiki-content-error' : undefined}
         />
-        <ErrorText id="wiki-content-error" message={error('content')} />
+        <FieldError id="wiki-content" message={error('content')} />
       </label>
       {props.preview !== undefined ? (
         <div
@@ -82,12 +89,19 @@ export function WikiEditor(props: {
           dangerouslySetInnerHTML={{ __html: props.preview }}
         />
       ) : null}
-      <TextField name="summary" label={t('wiki.summary')} value={values.summary} error={error('summary')} />
-      <TextField
+      <Field
+        id="wiki-summary"
+        name="summary"
+        label={t('wiki.summary')}
+        defaultValue={values.summary}
+        error={error('summary')}
+      />
+      <Field
+        id="wiki-sourceUrl"
         name="sourceUrl"
         type="url"
         label={t('wiki.sourceUrl')}
-        value={values.sourceUrl}
+        defaultValue={values.sourceUrl}
         error={error('sourceUrl')}
       />
       <DomainsField domains={props.domains} checked={values.domain} error={error('domain')} />
@@ -112,40 +126,6 @@ export function WikiEditor(props: {
         <Link to={props.cancelTo}>{t('common.cancel')}</Link>
       </div>
     </Form>
-  )
-}
-
-function ErrorText(props: { id: string; message: string | undefined }) {
-  return props.message ? (
-    <span id={props.id} className="error">
-      {props.message}
-    </span>
-  ) : null
-}
-
-function TextField(props: {
-  name: string
-  label: string
-  value: string
-  error: string | undefined
-  type?: string
-  required?: boolean
-}) {
-  const id = `wiki-${props.name}`
-  return (
-    <label htmlFor={id}>
-      {props.label}
-      <input
-        id={id}
-        name={props.name}
-        type={props.type ?? 'text'}
-        defaultValue={props.value}
-        required={props.required}
-        aria-invalid={props.error ? true : undefined}
-        aria-describedby={props.error ? `${id}-error` : undefined}
-      />
-      <ErrorText id={`${id}-error`} message={props.error} />
-    </label>
   )
 }
 
@@ -189,7 +169,7 @@ function DomainsField(props: { domains: readonly ClassItem[]; checked: readonly 
           {fill(t('picker.domainLegacy'), { key })}
         </label>
       ))}
-      <ErrorText id="wiki-domain-error" message={props.error} />
+      <FieldError id="wiki-domain" message={props.error} />
     </fieldset>
   )
 }
