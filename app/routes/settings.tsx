@@ -180,7 +180,7 @@ export default function SettingsPage() {
           <thead>
             <tr>
               <th>{t('settings.keyName')}</th>
-              <th>Prefix</th>
+              <th>{t('settings.keyPrefix')}</th>
               <th>{t('field.scopes')}</th>
               <th>{t('field.created')}</th>
               <th>{t('field.lastUsed')}</th>

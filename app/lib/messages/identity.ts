@@ -24,6 +24,7 @@ export const identityEn = {
   'settings.title': 'Settings',
   'settings.profile': 'Profile',
   'settings.keys': 'Personal API keys',
+  'settings.keyPrefix': 'Begins with',
   'settings.keysIntro':
     'Keys let tools (linters, CI) call the API as you. A key is shown once; store it safely.',
   'settings.keyName': 'Key name',
@@ -82,6 +83,7 @@ export const identityKo: Record<keyof typeof identityEn, string> = {
   'settings.title': '설정',
   'settings.profile': '프로필',
   'settings.keys': '개인 API 키',
+  'settings.keyPrefix': '시작 부분',
   'settings.keysIntro':
     '키로 도구(린터, CI)가 나로서 API를 호출합니다. 키는 한 번만 보입니다. 안전하게 보관하세요.',
   'settings.keyName': '키 이름',
