@@ -6,6 +6,7 @@ import { returnPath } from '#app/lib/return-path.ts'
 import { PatchRelationSchema, ReverseRelationSchema } from '#app/schemas/relations.ts'
 import { getRelation } from '#app/services/relations/read.server.ts'
 import { patchRelation, reverseRelation } from '#app/services/relations/write.server.ts'
+import { formErrorOf } from './forms.server.ts'
 import type { SessionActor } from './session.server.ts'
 
 const FLASH_OF: Record<string, MessageKey> = {
@@ -60,7 +61,8 @@ export async function handleRelationReview(
     const error = expectedError(thrown)
     if (error) {
       return data(
-        { ok: false as const, id, code: error.code, message: error.message },
+        // in the reader's words, by the one form adapter (a code the page names itself keeps its own label)
+        { ok: false as const, id, code: error.code, message: formErrorOf(error) },
         { status: error.status },
       )
     }
