@@ -2,6 +2,7 @@ import type { AppLoadContext, EntryContext } from '@remix-run/node'
 import { RemixServer } from '@remix-run/react'
 import { isbot } from 'isbot'
 import { renderToReadableStream } from 'react-dom/server.browser'
+import { isConnectionLost } from '#db/sql.ts'
 import { log } from './lib/logger.server.ts'
 import { NonceProvider } from './components/nonce.tsx'
 
@@ -43,8 +44,19 @@ export default async function handleRequest(
   return new Response(body, { headers: responseHeaders, status: responseStatusCode })
 }
 
-/** Remix calls this for errors thrown in loaders and actions; it only logs (the boundary renders). */
-export function handleError(error: unknown, { request }: { request: Request }) {
+/**
+ * Remix calls this for errors thrown in loaders and actions; it logs (the boundary renders), and marks a lost
+ * database connection so that the page handler can answer a read again.
+ */
+export function handleError(
+  error: unknown,
+  { request, context }: { request: Request; context: AppLoadContext },
+) {
   if (request.signal.aborted) return
+  if (isConnectionLost(error)) {
+    context.databaseLost = true
+    log().warn({ err: error }, 'database connection lost in a route')
+    return
+  }
   log().error({ err: error }, 'unhandled route error')
 }

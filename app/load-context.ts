@@ -6,6 +6,11 @@ declare module '@remix-run/node' {
     ip?: string
     /** Whether the request arrived over HTTPS (X-Forwarded-Proto only when trusted). */
     isHttps?: boolean
+    /**
+     * Set by `handleError` (entry.server.tsx) when a loader failed because the database connection was lost;
+     * the page handler (app/server/http.server.ts) then answers a GET again, once.
+     */
+    databaseLost?: boolean
   }
 }
 

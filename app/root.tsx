@@ -22,6 +22,7 @@ import { getSessionActor } from '#app/pages/session.server.ts'
 import { getPasswordLoginEnabled } from '#app/services/settings/settings.server.ts'
 import stylesheet from './styles/app.css?url'
 import adminStyles from './styles/admin.css?url'
+import chatStyles from './styles/chat.css?url'
 import homeStyles from './styles/home.css?url'
 import pickerStyles from './styles/picker.css?url'
 import siteStyles from './styles/site.css?url'
@@ -35,6 +36,7 @@ export const links: LinksFunction = () => [
   { rel: 'stylesheet', href: pickerStyles },
   { rel: 'stylesheet', href: homeStyles },
   { rel: 'stylesheet', href: adminStyles },
+  { rel: 'stylesheet', href: chatStyles },
   { rel: 'icon', href: '/favicon.svg', type: 'image/svg+xml' },
 ]
 

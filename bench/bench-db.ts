@@ -1,18 +1,61 @@
 import crypto from 'node:crypto'
+import pg from 'pg'
 import type { TermContent } from '../app/services/terms/content.server.ts'
 
 /**
- * A migrated database with one admin agent and its API key, as the HTTP benchmarks need: in memory, or on
- * disk in `dataDir` (kept between runs, so a benchmark can reuse data it loaded before). Imports the app
- * lazily: a benchmark sets its configuration first (`setConfig(parseConfig(benchEnv()))`).
+ * A database of its own for a benchmark on the PostgreSQL server `serverUrl` points at (its DATABASE_URL:
+ * only the server and the role are used), with the extensions the schema needs (a superuser's job, as in the
+ * README's production recipe). Named `name` when given, and then kept by `drop()` and reused by the next run
+ * (so loaded data survives, like RAG_BENCH_DIR on the embedded engine); otherwise a throwaway one that `drop()`
+ * removes. Close the app's database before `drop()`.
+ */
+export async function createBenchPostgres(
+  serverUrl: string,
+  name?: string,
+): Promise<{ url: string; name: string; drop: () => Promise<void> }> {
+  const database = name ?? `glossary_bench_${process.pid}`
+  if (!/^[a-z_][a-z0-9_]*$/.test(database)) throw new Error(`Not a plain database name: ${database}`)
+  const url = new URL(serverUrl)
+  url.pathname = `/${database}`
+  const server = new URL(serverUrl)
+  server.pathname = '/postgres'
+  const admin = async (sql: string, values: unknown[] = []) => {
+    const client = new pg.Client({ connectionString: server.toString() })
+    await client.connect()
+    try {
+      return await client.query(sql, values)
+    } finally {
+      await client.end()
+    }
+  }
+  const { rowCount } = await admin('select 1 from pg_database where datname = $1', [database])
+  if (!rowCount) await admin(`create database ${database}`)
+  const client = new pg.Client({ connectionString: url.toString() })
+  await client.connect()
+  await client.query('create extension if not exists vector; create extension if not exists pg_trgm')
+  await client.end()
+  return {
+    url: url.toString(),
+    name: database,
+    drop: async () => {
+      if (!name) await admin(`drop database if exists ${database} with (force)`)
+    },
+  }
+}
+
+/**
+ * A migrated database with one admin agent and its API key, as the HTTP benchmarks need: on PostgreSQL at
+ * `databaseUrl` (see createBenchPostgres), or embedded, in memory or on disk in `dataDir` (kept between runs,
+ * so a benchmark can reuse data it loaded before). Imports the app lazily: a benchmark sets its configuration
+ * first (`setConfig(parseConfig(benchEnv()))`).
  */
 export async function openBenchDatabase(
-  options: { dataDir?: string } = {},
+  options: { dataDir?: string; databaseUrl?: string } = {},
 ): Promise<{ userId: string; auth: Record<string, string> }> {
   const { applyMigrations } = await import('../db/migrator.ts')
   const { em, initDb } = await import('../db/orm.ts')
   const { issueApiKey } = await import('../app/services/auth/api-keys.server.ts')
-  await initDb({ dataDir: options.dataDir })
+  await initDb(options.databaseUrl ? { databaseUrl: options.databaseUrl } : { dataDir: options.dataDir })
   await applyMigrations()
   const [existing] = await em().execute<{ id: string }[]>(
     `select id from users where email = 'bench@example.test'`,

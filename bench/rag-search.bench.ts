@@ -1,34 +1,43 @@
 /**
- * Search by meaning (issue 12, decision 016), on the embedded database:
+ * Search by meaning (issue 12, decision 016), on the embedded database or, with DATABASE_URL, on PostgreSQL
+ * (issue 28; in a database of its own on that server, see below):
  *
  * 1. `search`: vector search at CHUNKS chunks (default 100,000; 1536-d, clustered non-uniform vectors, see
  *    rag-data.ts): loading them (binary COPY) and building the HNSW index after the load; recall@10 against an
  *    exact scan and p50/p95 of the search store's statement for several `hnsw.ef_search` values (EF=40,64,…);
  *    p50/p95 and recall@10 of `POST /rag/search` over HTTP, timed by a client in its own process, with a
  *    provider on 127.0.0.1 that answers at once with each query's vector (drawn like the chunks' vectors, so
- *    the request's answer and the exact scan are in the same space).
+ *    the request's answer and the exact scan are in the same space). On PostgreSQL also the statement at the
+ *    chosen ef_search with JIT on, as the KNN transaction ran before issue 28 (its planner settings priced the
+ *    plan past `jit_above_cost`).
  * 2. `load`: rows/s inserting into a table that has the HNSW index vs inserting without it and building the
  *    index after (LOAD_ROWS rows each).
- * 3. `reindex`: chunks/s of a reindex of TERMS terms (default 10,000) through the in-process claim loop with
- *    the provider stand-in, and the p95 of `GET /terms` while it runs versus idle.
+ * 3. `reindex`: chunks/s of indexing TERMS terms (default 10,000) queued as ordinary work, as saves queue them,
+ *    through the per-row stages over in-process jobs, and the p95 of `GET /terms` while it runs versus idle (a
+ *    full reindex is a run into shadow tables: bench/full-reindex.bench.ts).
  *
  * Run: `npx tsx bench/rag-search.bench.ts [search] [load] [reindex]` (all three without arguments;
  * CHUNKS=20000 TERMS=2000 for a quicker look). RAG_BENCH_DIR=/some/dir keeps the database on disk there (as
  * `glossary start` does) and reuses its loaded chunks and index on the next run of `search` (its chunks are in
  * the space of the provider's address, so the stand-in listens on the port stored there again).
+ *
+ * PostgreSQL: `DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/rag-search.bench.ts search`
+ * creates a throwaway database `glossary_bench_<pid>` on that server (the URL's database is not touched) and
+ * drops it at the end; RAG_BENCH_DB=name uses and keeps that database instead, reusing its chunks as
+ * RAG_BENCH_DIR does. Chunks load by multi-row inserts with binary vectors (rag-data.ts `loadTermChunks`).
  */
 import { execFile } from 'node:child_process'
 import crypto from 'node:crypto'
 import fs from 'node:fs'
-import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { parseConfig, setConfig } from '../app/lib/config.server.ts'
-import { openBenchDatabase } from './bench-db.ts'
-import { copyTermChunks, textVector, vectorLiteral, vectorStream } from './rag-data.ts'
-import { benchEnv, percentile } from './support.ts'
+import type { EntityManager } from '@mikro-orm/postgresql'
+import { createBenchPostgres, openBenchDatabase } from './bench-db.ts'
+import { loadTermChunks, startInstantProvider, textVector, vectorLiteral, vectorStream } from './rag-data.ts'
+import { benchEnv, benchParts, forMs, loadAverage, percentile, sampleTimes } from './support.ts'
 
 setConfig(parseConfig(benchEnv()))
 const CHUNKS = Number(process.env.CHUNKS ?? 100_000)
@@ -37,21 +46,24 @@ const LOAD_ROWS = Number(process.env.LOAD_ROWS ?? 2_000)
 const QUERIES = 200
 const WARMUP = 20
 const TRUTH = 50
-const parts = process.argv.slice(2)
-const run = (part: string) => parts.length === 0 || parts.includes(part)
-const load = () =>
-  os
-    .loadavg()
-    .map((x) => x.toFixed(1))
-    .join(' / ')
+const run = benchParts()
+const load = loadAverage
 
-const { userId, auth } = await openBenchDatabase({ dataDir: process.env.RAG_BENCH_DIR })
+const postgres = process.env.DATABASE_URL
+  ? await createBenchPostgres(process.env.DATABASE_URL, process.env.RAG_BENCH_DB)
+  : undefined
+const { userId, auth } = await openBenchDatabase({
+  dataDir: process.env.RAG_BENCH_DIR,
+  databaseUrl: postgres?.url,
+})
 const { em, getDb, closeDb } = await import('../db/orm.ts')
 const { handleApiRequest } = await import('../app/api/handler.server.ts')
 const { createHttpApp } = await import('../app/server/http.server.ts')
-const { updateRagConfig } = await import('../app/services/search/config.server.ts')
+const { updateRagConfig } = await import('../app/services/search/rag-config.server.ts')
 const { HNSW_SEARCH, searchTermChunks } = await import('../app/services/search/store.server.ts')
-console.log(`cpus ${os.cpus().length}, load average at start ${load()}`)
+console.log(
+  `${postgres ? `PostgreSQL (database ${postgres.name})` : 'embedded PGlite'}; cpus ${os.cpus().length}, load average at start ${load()}`,
+)
 
 async function insertTerms(count: number, prefix: string): Promise<string[]> {
   const ids: string[] = []
@@ -90,53 +102,74 @@ async function insertTerms(count: number, prefix: string): Promise<string[]> {
 }
 
 /**
- * A provider on 127.0.0.1 that answers at once (alpha-compatible `POST /embeddings`), each text with
- * `vectorOf(text)`: dense, realistic vectors, unlike the test stand-in's sparse hashed words, whose zeros
- * pgvector's text parse reads much faster than real embeddings.
+ * Measures the database's time per kind of statement (its first words) around every query this process
+ * sends, until `stop()`: where a request's or the pipeline's time goes. On the embedded engine around PGlite's
+ * `query`; on PostgreSQL around the ORM connection's `execute` (the round trip included).
  */
-async function startInstantProvider(vectorOf: (text: string) => readonly number[], port = 0) {
-  const server = http.createServer((req, res) => {
-    let raw = ''
-    req.on('data', (c) => (raw += c))
-    req.on('end', () => {
-      const input = JSON.parse(raw).input as string[]
-      res.writeHead(200, { 'content-type': 'application/json' })
-      res.end(JSON.stringify({ data: input.map((t, index) => ({ index, embedding: vectorOf(t) })) }))
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
+function timeStatements() {
+  const stats = new Map<string, { ms: number; calls: number }>()
+  const timed =
+    <A extends unknown[], R>(run: (sql: string, ...rest: A) => Promise<R>) =>
+    async (sql: string, ...rest: A): Promise<R> => {
+      const t0 = performance.now()
+      try {
+        return await run(sql, ...rest)
+      } finally {
+        const key = (typeof sql === 'string' ? sql : String(sql)).replace(/\s+/g, ' ').trim().slice(0, 70)
+        const entry = stats.get(key) ?? { ms: 0, calls: 0 }
+        entry.ms += performance.now() - t0
+        entry.calls++
+        stats.set(key, entry)
+      }
+    }
+  const pglite = getDb().pglite
+  let stop: () => void
+  if (pglite) {
+    const query = pglite.query.bind(pglite)
+    pglite.query = timed(query) as typeof pglite.query
+    stop = () => {
+      pglite.query = query
+    }
+  } else {
+    const connection = getDb().orm.em.getConnection()
+    const execute = connection.execute.bind(connection)
+    connection.execute = timed(execute as (sql: string, ...rest: unknown[]) => Promise<never>)
+    stop = () => {
+      connection.execute = execute
+    }
+  }
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    close: () => new Promise((resolve) => server.close(resolve)),
+    top: (n: number) => [...stats].sort((a, b) => b[1].ms - a[1].ms).slice(0, n),
+    stop,
   }
 }
 
 /**
- * Measures the embedded database's time per kind of statement (its first words) around every query this
- * process sends, until `stop()`: where a request's or the pipeline's time goes.
+ * `manager` whose transactions turn JIT back on just before each KNN statement (one ordering by `<=>`), after
+ * the KNN transaction's own settings: the search as it ran on PostgreSQL before issue 28.
  */
-function timeStatements() {
-  const stats = new Map<string, { ms: number; calls: number }>()
-  const pglite = getDb().pglite!
-  const query = pglite.query.bind(pglite)
-  pglite.query = (async (sql: string, params?: unknown[], options?: object) => {
-    const t0 = performance.now()
-    try {
-      return await query(sql, params, options)
-    } finally {
-      const key = sql.replace(/\s+/g, ' ').trim().slice(0, 70)
-      const entry = stats.get(key) ?? { ms: 0, calls: 0 }
-      entry.ms += performance.now() - t0
-      entry.calls++
-      stats.set(key, entry)
-    }
-  }) as typeof pglite.query
-  return {
-    top: (n: number) => [...stats].sort((a, b) => b[1].ms - a[1].ms).slice(0, n),
-    stop: () => {
-      pglite.query = query
-    },
+function withJitOn(manager: EntityManager): EntityManager {
+  const passThrough = <T extends object>(target: T, property: string | symbol) => {
+    const value = Reflect.get(target, property, target) as unknown
+    return typeof value === 'function' ? value.bind(target) : value
   }
+  const jitTx = (tx: EntityManager) =>
+    new Proxy(tx, {
+      get: (target, property) =>
+        property === 'execute'
+          ? async (sql: string, params?: unknown[], method?: 'all' | 'get' | 'run') => {
+              if (/<=>[\s\S]*order by distance/.test(sql))
+                await target.execute('set local jit = on', [], 'run')
+              return target.execute(sql, params, method)
+            }
+          : passThrough(target, property),
+    })
+  return new Proxy(manager, {
+    get: (target, property) =>
+      property === 'transactional'
+        ? <T>(work: (tx: EntityManager) => Promise<T>) => target.transactional((tx) => work(jitTx(tx)))
+        : passThrough(target, property),
+  })
 }
 
 // ── 1. Vector search at CHUNKS chunks ────────────────────────────────────────────────────────────────────
@@ -162,7 +195,7 @@ if (run('search')) {
   )
   if (Number(present) === CHUNKS) {
     console.log(
-      `reusing the ${CHUNKS.toLocaleString('en')} chunks and the index in ${process.env.RAG_BENCH_DIR}`,
+      `reusing the ${CHUNKS.toLocaleString('en')} chunks and the index in ${postgres ? `database ${postgres.name}` : process.env.RAG_BENCH_DIR}`,
     )
   } else {
     await em().execute('delete from term_chunks')
@@ -179,20 +212,25 @@ if (run('search')) {
         chunkIndex: (start + k) % 5,
         vector: next(),
       }))
-      await copyTermChunks(space, batch)
+      await loadTermChunks(space, batch)
     }
     const loadSeconds = (performance.now() - started) / 1000
     started = performance.now()
     // The HNSW graph of 100,000 × 1536-d vectors (~800 MB) must fit in maintenance_work_mem, or the build
-    // takes pgvector's much slower on-disk path.
-    await em().execute(`set maintenance_work_mem = '${process.env.BUILD_MEMORY ?? '1GB'}'`)
-    await em().execute(
-      'create index term_chunks_embedding_idx on term_chunks using hnsw (embedding vector_cosine_ops) with (m = 16, ef_construction = 64)',
-    )
+    // takes pgvector's much slower on-disk path. In the index's transaction: PostgreSQL's pool has several
+    // connections, and a session setting would stay on whichever one ran it.
+    await em().transactional(async (tx) => {
+      await tx.execute(`set local maintenance_work_mem = '${process.env.BUILD_MEMORY ?? '1GB'}'`, [], 'run')
+      await tx.execute(
+        'create index term_chunks_embedding_idx on term_chunks using hnsw (embedding vector_cosine_ops) with (m = 16, ef_construction = 64)',
+        [],
+        'run',
+      )
+    })
     await em().execute('analyze')
     const buildSeconds = (performance.now() - started) / 1000
     console.log(
-      `bulk load (binary COPY, no index): ${(CHUNKS / loadSeconds).toFixed(0)} rows/s; HNSW build after it: ${buildSeconds.toFixed(1)} s (load ${load()})`,
+      `bulk load (${postgres ? 'multi-row inserts, binary vectors' : 'binary COPY'}, no index): ${(CHUNKS / loadSeconds).toFixed(0)} rows/s; HNSW build after it: ${buildSeconds.toFixed(1)} s (load ${load()})`,
     )
   }
 
@@ -247,6 +285,25 @@ if (run('search')) {
     )
   }
   HNSW_SEARCH.efSearch = chosen
+  if (postgres) {
+    // The same statement at the chosen ef_search with JIT on, as before issue 28 (20 queries: each compiles).
+    const times: number[] = []
+    for (const [q] of [...truth].slice(0, 20)) {
+      for (let round = 0; round < 2; round++) {
+        const started = performance.now()
+        await searchTermChunks(withJitOn(em()), {
+          vector: vectorLiteral(queryVectors.get(q)!),
+          space,
+          limit: 10,
+          domain: null,
+        })
+        if (round === 1) times.push(performance.now() - started)
+      }
+    }
+    console.log(
+      `ef_search ${chosen} with JIT on (before issue 28): SQL p50 ${percentile(times, 50).toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms (load ${load()})`,
+    )
+  }
 
   // POST /rag/search over HTTP, timed from a client in its own process (bench/post-client.mjs), to the last
   // byte of each answer: the QUERIES queries after WARMUP untimed ones (other texts, so no answer is cached
@@ -349,7 +406,7 @@ if (run('load')) {
   await em().execute('drop table load_probe')
 }
 
-// ── 3. Indexing TERMS terms through the in-process claim loop ───────────────────────────────────────────
+// ── 3. Indexing TERMS terms through the per-row stages ───────────────────────────────────────────────────
 if (run('reindex')) {
   // Starts from an empty glossary (a reused RAG_BENCH_DIR loses its chunks: run `search` in it again after).
   await em().execute('delete from term_chunks')
@@ -364,28 +421,15 @@ if (run('reindex')) {
   await em().execute('delete from rag_index_queue')
   await insertTerms(TERMS, 'Indexed Term')
 
-  /**
-   * Times `GET /terms` (first page) every 250 ms until `until()` says stop: a user's pace rather than a flood,
-   * so the sampling itself takes little from the reindex it watches (each call is ~10 ms of the database).
-   */
-  async function listTermsTimes(until: () => boolean): Promise<number[]> {
-    const times: number[] = []
-    while (!until()) {
-      const started = performance.now()
+  /** `GET /terms` (first page), each call ~10 ms of the database, timed at a user's pace (`sampleTimes`). */
+  const listTermsTimes = (until: () => boolean) =>
+    sampleTimes(async () => {
       const res = await handleApiRequest(
         new Request('http://internal/api/v1/terms?pageSize=20', { headers: auth }),
         { requestId: 'bench', ip: '127.0.0.1', isHttps: false },
       )
       await res.text()
-      times.push(performance.now() - started)
-      await new Promise((resolve) => setTimeout(resolve, 250))
-    }
-    return times
-  }
-  const forMs = (ms: number) => {
-    const end = performance.now() + ms
-    return () => performance.now() >= end
-  }
+    }, until)
   await listTermsTimes(forMs(3_000)) // untimed: the first calls compile the code and fill the caches
   const idle = await listTermsTimes(forMs(30_000))
 
@@ -406,12 +450,29 @@ if (run('reindex')) {
   }
   const statements = timeStatements()
 
-  const { reindexAll } = await import('../app/services/search/config.server.ts')
-  const { claimLoop } = await import('../pipeline/index-loop.ts')
-  await reindexAll()
+  const { enqueueIndexMany } = await import('../app/services/index-queue/enqueue.server.ts')
+  const { selectSearchableSources } = await import('../app/services/search/store.server.ts')
+  const { startRelay } = await import('../pipeline/relay.ts')
+  const { bindIndexJobs } = await import('../pipeline/index-jobs.ts')
+  const { InProcessTransport } = await import('../pipeline/jobs/in-process.ts')
+  // Every term queued as ordinary work, as saves queue it (a full reindex is a run of its own: decision 028,
+  // bench/full-reindex.bench.ts): this measures the per-row stages.
+  await em().transactional(async (tx) =>
+    enqueueIndexMany(
+      tx,
+      (await selectSearchableSources(tx)).terms.map((t) => ({
+        sourceType: 'term' as const,
+        sourceId: t.id,
+        revision: t.revision,
+      })),
+    ),
+  )
   const started = performance.now()
   const cpuStarted = process.cpuUsage()
-  const loop = claimLoop({ idleMs: 100 })
+  // The embedded default's worker: the relay over in-process stage jobs.
+  const transport = new InProcessTransport()
+  bindIndexJobs({ transport, holder: 'bench' })
+  const loop = startRelay(transport, 'bench')
   let finished = false
   const busyTimesPromise = listTermsTimes(() => finished)
   let remaining = TERMS
@@ -426,6 +487,7 @@ if (run('reindex')) {
   const cpu = process.cpuUsage(cpuStarted)
   finished = true
   await loop.stop()
+  await transport.close()
   const busy = await busyTimesPromise
   statements.stop()
   const after = await listTermsTimes(forMs(30_000))
@@ -458,3 +520,4 @@ if (run('reindex')) {
 const { stopCompileWorker } = await import('../app/services/matching/compile-worker.ts')
 await stopCompileWorker()
 await closeDb()
+await postgres?.drop()

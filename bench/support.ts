@@ -1,3 +1,4 @@
+import os from 'node:os'
 /** What the benchmarks share: a seeded random source (runs are comparable), percentiles, the environment. */
 export { prng } from '../tests/prng.ts'
 
@@ -5,6 +6,31 @@ export { prng } from '../tests/prng.ts'
 export function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!
+}
+
+/**
+ * Times `call` every `everyMs` (a user's pace rather than a flood, so sampling takes little from what it
+ * watches) until `until()` says stop; answers the durations in milliseconds.
+ */
+export async function sampleTimes(
+  call: () => Promise<unknown>,
+  until: () => boolean,
+  everyMs = 250,
+): Promise<number[]> {
+  const times: number[] = []
+  while (!until()) {
+    const started = performance.now()
+    await call()
+    times.push(performance.now() - started)
+    await new Promise((resolve) => setTimeout(resolve, everyMs))
+  }
+  return times
+}
+
+/** A stop condition for `sampleTimes`: true once `ms` have passed. */
+export function forMs(ms: number): () => boolean {
+  const end = performance.now() + ms
+  return () => performance.now() >= end
 }
 
 /**
@@ -66,4 +92,18 @@ export function syntheticTerm(i: number, words: ReturnType<typeof syntheticWords
     definition: `Definition of ${name}: ${enWord(3)} ${enWord(2)} ${enWord(4)}.`,
     body: '',
   }
+}
+
+/** Which parts of a benchmark to run: those named on the command line, or all when none is. */
+export function benchParts(): (part: string) => boolean {
+  const parts = process.argv.slice(2)
+  return (part) => parts.length === 0 || parts.includes(part)
+}
+
+/** The machine's load averages (1, 5, 15 min), printed beside every figure. */
+export function loadAverage(): string {
+  return os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' / ')
 }

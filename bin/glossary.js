@@ -54,6 +54,9 @@ async function loadBuild() {
   return import(pathToFileURL(SERVER_BUILD).href)
 }
 
+/** The server build's entry points, once loaded (they also say which failures are the operator's to fix). */
+let runtime
+
 async function main() {
   const [command, ...args] = process.argv.slice(2)
   if (!command || command === '--help' || command === '-h' || command === 'help') {
@@ -79,7 +82,7 @@ async function main() {
     fail(`"${command}" takes no arguments (got: ${args.join(' ')})`, 2)
 
   const build = await loadBuild()
-  const runtime = build.entry.module.runtime
+  runtime = build.entry.module.runtime
   try {
     runtime.loadConfig()
   } catch (error) {
@@ -106,10 +109,8 @@ async function main() {
   }
 }
 
-/** Failures that describe the operator's situation, not a fault of the program: their message says it all. */
-const OPERATOR_ERRORS = new Set(['PendingMigrationsError', 'DataDirInUseError'])
-
+// A failure the operator fixes (a server unreachable, a login refused, an extension missing) is one line; any
+// other is a fault of the program, and its stack trace is what helps (runtime.operatorMessage decides which).
 main().catch((error) => {
-  const message = OPERATOR_ERRORS.has(error?.name) ? error.message : error?.stack || String(error)
-  fail(message)
+  fail(runtime?.operatorMessage(error) ?? (error?.stack || String(error)))
 })

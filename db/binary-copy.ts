@@ -49,11 +49,26 @@ export function copyText(s: string): CopyField {
 export function copyVector(values: readonly number[]): CopyField {
   const b = Buffer.alloc(8 + values.length * 4)
   b.writeInt32BE(4 + values.length * 4, 0)
-  b.writeInt16BE(values.length, 4)
-  b.writeInt16BE(0, 6)
-  let o = 8
-  for (const x of values) o = b.writeFloatBE(x, o)
+  writeVector(b, 4, values)
   return b
+}
+
+/**
+ * A vector in pgvector's binary form (`vector_recv`: dimensions, an unused int16, big-endian float4s). As a
+ * bound parameter (`?::vector`) the PostgreSQL driver sends a Buffer in binary, so the server neither parses
+ * nor receives the ~3× larger text form.
+ */
+export function vectorBinary(values: readonly number[]): Buffer {
+  const b = Buffer.alloc(4 + values.length * 4)
+  writeVector(b, 0, values)
+  return b
+}
+
+function writeVector(b: Buffer, at: number, values: readonly number[]): void {
+  b.writeInt16BE(values.length, at)
+  b.writeInt16BE(0, at + 2)
+  let o = at + 4
+  for (const x of values) o = b.writeFloatBE(x, o)
 }
 
 /** A whole binary COPY file: header, every row (all rows with the same columns), trailer. */

@@ -1,8 +1,11 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import type { MigrationObject } from '@mikro-orm/core'
 import { Migration } from '@mikro-orm/migrations'
 import { afterEach, describe, expect, it } from 'vitest'
+import { testEngine } from '#tests/setup/db.ts'
+import { createEmptyPostgresDb } from '#tests/setup/postgres.ts'
 import { MIGRATIONS } from '../migrations/index.ts'
 import {
   applyMigrations,
@@ -29,20 +32,51 @@ async function tableNames(): Promise<string[]> {
   return rows.map((r) => r.table_name).filter((name) => name !== 'mikro_orm_migrations')
 }
 
+const cleanups: (() => Promise<void>)[] = []
+
 afterEach(async () => {
   await closeDb()
+  for (const cleanup of cleanups.splice(0)) await cleanup()
 })
+
+/**
+ * Opens an empty database on the run's engine (tests/setup/db.ts) with `migrations` in use: an embedded one
+ * in memory, or on disk when it must outlive `reopen`, or a new PostgreSQL database. `reopen` closes it and
+ * opens the same database again with other migrations, as an upgraded process would.
+ */
+async function openEmpty(
+  migrations: MigrationObject[] = MIGRATIONS,
+  embedded: 'memory' | 'disk' = 'memory',
+): Promise<{ reopen: (migrations: MigrationObject[]) => Promise<void> }> {
+  let open: (migrations: MigrationObject[]) => Promise<unknown>
+  if (testEngine() === 'postgres') {
+    const { url, drop } = await createEmptyPostgresDb()
+    cleanups.push(drop)
+    open = (migrations) => initDb({ databaseUrl: url, migrations })
+  } else {
+    const dir = embedded === 'disk' ? fs.mkdtempSync(path.join(os.tmpdir(), 'glossary-migrate-')) : undefined
+    if (dir) cleanups.push(async () => fs.rmSync(dir, { recursive: true, force: true }))
+    open = async (migrations) => initDb({ pglite: await openPglite(dir), migrations })
+  }
+  await open(migrations)
+  return {
+    reopen: async (migrations) => {
+      await closeDb()
+      await open(migrations)
+    },
+  }
+}
 
 describe('migrations', () => {
   it('an empty database has every migration pending, and refuses to serve', async () => {
-    await initDb({ pglite: await openPglite() })
+    await openEmpty()
     expect(await pendingMigrations()).toEqual(MIGRATIONS.map((m) => m.name))
     await expect(assertNoPendingMigrations()).rejects.toBeInstanceOf(PendingMigrationsError)
     await expect(assertNoPendingMigrations()).rejects.toThrow(/glossary migrate/)
   })
 
   it('applies all migrations, after which none is pending', async () => {
-    await initDb({ pglite: await openPglite() })
+    await openEmpty()
     expect(await applyMigrations()).toEqual(MIGRATIONS.map((m) => m.name))
     expect(await pendingMigrations()).toEqual([])
     await expect(assertNoPendingMigrations()).resolves.toBeUndefined()
@@ -57,7 +91,7 @@ describe('migrations', () => {
       ...MIGRATIONS,
       { name: 'Migration29990101000000_broken', class: Migration29990101000000_broken },
     ]
-    await initDb({ pglite: await openPglite(), migrations })
+    await openEmpty(migrations)
     const before = await tableNames()
     await expect(applyMigrations()).rejects.toThrow()
     expect(await tableNames()).toEqual(before)
@@ -65,26 +99,22 @@ describe('migrations', () => {
   })
 
   it('a failing migration on a migrated (on-disk) database adds nothing and stays pending', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'glossary-migrate-'))
-    await initDb({ pglite: await openPglite(dir), migrations: MIGRATIONS })
+    const database = await openEmpty(MIGRATIONS, 'disk')
     await applyMigrations()
     const before = await tableNames()
-    await closeDb()
     const migrations = [
       ...MIGRATIONS,
       { name: 'Migration29990101000000_broken', class: Migration29990101000000_broken },
     ]
-    await initDb({ pglite: await openPglite(dir), migrations })
+    await database.reopen(migrations)
     expect(await pendingMigrations()).toEqual(['Migration29990101000000_broken'])
     await expect(applyMigrations()).rejects.toThrow()
     expect(await tableNames()).toEqual(before)
     expect(await pendingMigrations()).toEqual(['Migration29990101000000_broken'])
-    await closeDb()
-    fs.rmSync(dir, { recursive: true, force: true })
   })
 
   it('adds the forms that differ only by letter case, which the old rules folded away', async () => {
-    await initDb({ pglite: await openPglite() })
+    await openEmpty()
     const migrator = getDb().orm.getMigrator() as unknown as { up(o: { to: string }): Promise<unknown> }
     await migrator.up({ to: 'Migration20261121000600_trigram' })
     const sql = getDb().em.getConnection()

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { describe, expect, it } from 'vitest'
-import { where, pageTotal } from './sql.ts'
+import { isConnectionLost, where, pageTotal, vectorLiteral } from './sql.ts'
 
 describe('where', () => {
   it('joins the present conditions with and, their parameters in order', () => {
@@ -65,5 +65,35 @@ describe('pageTotal', () => {
     ]
     expect(await pageTotal({ rows, offset: 0, limit: 2 }, c.count)).toBe(41)
     expect(c.calls).toHaveLength(0)
+  })
+})
+
+describe('vectorLiteral', () => {
+  it('names each value as the float4 the binary path stores, also one halfway between two float4s', () => {
+    // 1 + 2^-24 lies halfway between 1 and the next float4: rounding makes it 1, parsing its decimal would not.
+    expect(vectorLiteral([1 + 2 ** -24, -0.1, 0])).toBe('[1,-0.10000000149011612,0]')
+  })
+})
+
+describe('isConnectionLost', () => {
+  const withCode = (message: string, code?: string) => Object.assign(new Error(message), { code })
+
+  it('knows the server ending a connection, connection exceptions and failed sockets', () => {
+    expect(isConnectionLost(withCode('terminating connection due to administrator command', '57P01'))).toBe(
+      true,
+    )
+    expect(isConnectionLost(withCode('the database system is starting up', '57P03'))).toBe(true)
+    expect(isConnectionLost(withCode('connection failure', '08006'))).toBe(true)
+    expect(isConnectionLost(withCode('read ECONNRESET', 'ECONNRESET'))).toBe(true)
+    // MikroORM's wrapping: the statement's text, then the driver's words, no code.
+    expect(isConnectionLost(new Error('select 1 - Connection terminated unexpectedly'))).toBe(true)
+    expect(isConnectionLost(new Error('x', { cause: withCode('y', '57P01') }))).toBe(true)
+  })
+
+  it('leaves every other failure alone', () => {
+    expect(isConnectionLost(withCode('duplicate key value', '23505'))).toBe(false)
+    expect(isConnectionLost(withCode('canceling statement due to lock timeout', '55P03'))).toBe(false)
+    expect(isConnectionLost(new Error('something else'))).toBe(false)
+    expect(isConnectionLost(undefined)).toBe(false)
   })
 })

@@ -28,9 +28,13 @@ export function uuidArray(ids: readonly string[]): string {
   return `{${ids.join(',')}}`
 }
 
-/** A vector as pgvector's text form, for `?::vector` (every digit of each number, so nothing is lost before float4). */
+/**
+ * A vector as pgvector's text form, for `?::vector`. Each value is rounded to float4 here, as the binary path
+ * rounds it (`copyVector`): pgvector parses the decimal straight to float4, which settles a value halfway
+ * between two float4s differently from that rounding, so the engines would store different vectors.
+ */
 export function vectorLiteral(vector: readonly number[]): string {
-  return `[${vector.join(',')}]`
+  return `[${vector.map(Math.fround).join(',')}]`
 }
 
 /** Escapes LIKE wildcards with `\` (PostgreSQL's default escape character for LIKE and ILIKE). */
@@ -135,4 +139,49 @@ export function where(...conditions: readonly Condition[]): { sql: string; param
     sql: present.length ? `where ${present.map(([sql]) => sql).join(' and ')}` : '',
     params: present.flatMap(([, ...params]) => params),
   }
+}
+
+/**
+ * The SQLSTATE of a database error (`40P01`, `55P03` …), whichever driver raised it and however MikroORM
+ * wrapped it (the code is on the error or on one of its causes); undefined for any other error.
+ */
+export function sqlState(error: unknown): string | undefined {
+  for (let e: unknown = error; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
+    const { sqlState: state, code } = e as { sqlState?: unknown; code?: unknown }
+    const value = typeof state === 'string' ? state : code
+    if (typeof value === 'string' && /^[0-9A-Z]{5}$/.test(value)) return value
+  }
+  return undefined
+}
+
+/** Socket failures under a database client: the server went away between or during statements. */
+const LOST_SOCKET_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNREFUSED', 'ETIMEDOUT'])
+/**
+ * node-postgres's own words for a connection that ended under it (it sets no code on these). Not anchored:
+ * MikroORM puts the statement's text (never its values: they are bound) before the driver's message.
+ */
+const LOST_CONNECTION_MESSAGE =
+  /Connection terminated|Client has encountered a connection error|Connection ended unexpectedly/
+
+/**
+ * Whether an error means the database connection was lost rather than that the statement was wrong: the
+ * server ended it (`57P01` admin shutdown, e.g. `pg_terminate_backend` or a restart; `57P02` crash;
+ * `57P03` starting up), a connection exception (SQLSTATE class `08`), or the socket failed. The pool drops
+ * such a connection, so a read can simply run again on a fresh one.
+ */
+/**
+ * The pauses before each new attempt of a read that lost its connection. The pool learns that a connection
+ * died from its socket's close event: a statement sent at once can still be handed the dead connection it
+ * just gave back, so the first pause lets that event run; a second attempt covers a pool full of dead ones.
+ */
+export const LOST_CONNECTION_PAUSES_MS = [50, 250] as const
+
+export function isConnectionLost(error: unknown): boolean {
+  for (let e: unknown = error; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
+    const { code, message } = e as { code?: unknown; message?: unknown }
+    if (typeof code === 'string' && LOST_SOCKET_CODES.has(code)) return true
+    if (typeof message === 'string' && LOST_CONNECTION_MESSAGE.test(message)) return true
+  }
+  const state = sqlState(error)
+  return state !== undefined && (state.startsWith('08') || /^57P0[123]$/.test(state))
 }

@@ -56,3 +56,21 @@ export const RAG_LIMITS = {
 /** Why search answers 503 `rag_not_ready` (its `details.reason`): switched off, no provider, a secret unreadable. */
 export const RAG_NOT_READY_REASONS = ['off', 'no_provider', 'secret_unreadable'] as const
 export type RagNotReadyReason = (typeof RAG_NOT_READY_REASONS)[number]
+
+/** The chat's (LLM) provider kinds (issue 29): a server speaking the alpha-compatible `/chat/completions`. */
+export const LLM_PROVIDERS = ['alpha_compatible'] as const
+export type LlmProvider = (typeof LLM_PROVIDERS)[number]
+
+/**
+ * The AI provider settings' bounds and defaults: `temperature` 0–2 (the range alpha-compatible servers accept),
+ * `maxTokens` 1–32,000 tokens of answer per chat call (a long cited answer needs a few hundred; the upper bound
+ * keeps one call from running for minutes or costing without limit).
+ */
+export const LLM_LIMITS = {
+  temperatureMin: 0,
+  temperatureMax: 2,
+  temperatureDefault: 0.2,
+  maxTokensMin: 1,
+  maxTokensMax: 32_000,
+  maxTokensDefault: 1024,
+} as const

@@ -15,6 +15,11 @@ import { Migration20261123002000_sso } from './Migration20261123002000_sso.ts'
 import { Migration20261123003000_glossary_notify } from './Migration20261123003000_glossary_notify.ts'
 import { Migration20261126001000_sso_used_states } from './Migration20261126001000_sso_used_states.ts'
 import { Migration20261127001000_users_deactivated } from './Migration20261127001000_users_deactivated.ts'
+import { Migration20261128001000_index_driver } from './Migration20261128001000_index_driver.ts'
+import { Migration20261129001000_reindex_runs } from './Migration20261129001000_reindex_runs.ts'
+import { Migration20261201001000_ai_run_indexes } from './Migration20261201001000_ai_run_indexes.ts'
+import { Migration20261201002000_ai_provider } from './Migration20261201002000_ai_provider.ts'
+import { Migration20261201003000_chat } from './Migration20261201003000_chat.ts'
 
 /**
  * Every migration in order. Listed explicitly rather than found on disk so that the bundled server build,
@@ -40,4 +45,9 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261123003000_glossary_notify', class: Migration20261123003000_glossary_notify },
   { name: 'Migration20261126001000_sso_used_states', class: Migration20261126001000_sso_used_states },
   { name: 'Migration20261127001000_users_deactivated', class: Migration20261127001000_users_deactivated },
+  { name: 'Migration20261128001000_index_driver', class: Migration20261128001000_index_driver },
+  { name: 'Migration20261129001000_reindex_runs', class: Migration20261129001000_reindex_runs },
+  { name: 'Migration20261201001000_ai_run_indexes', class: Migration20261201001000_ai_run_indexes },
+  { name: 'Migration20261201002000_ai_provider', class: Migration20261201002000_ai_provider },
+  { name: 'Migration20261201003000_chat', class: Migration20261201003000_chat },
 ]

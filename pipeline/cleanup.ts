@@ -6,16 +6,17 @@ import { deleteAuditRowsOlderThan } from '#app/services/audit/store.server.ts'
 import { deleteExpiredSessions } from '#app/services/auth/store.server.ts'
 import { deleteExpiredRateLimitBuckets } from '#app/services/rate-limit/store.server.ts'
 import { releaseLease, takeLease } from '#app/services/index-queue/lease.server.ts'
-import { returnStale } from '#app/services/index-queue/store.server.ts'
+import { pruneWorkers } from '#app/services/index-queue/store.server.ts'
 import { deleteExpiredUsedStates } from '#app/services/sso/store.server.ts'
 import { em } from '#db/orm.ts'
-import { STALE_MS } from './index-loop.ts'
+import { WORKER_LIVENESS } from '#app/services/index-queue/health.server.ts'
 
 /**
  * The hourly cleanup of the worker (spec part 5, item 7): expired sessions, rate-limit buckets and used SSO
  * flow states (decision 018), AI run records older than GLOSSARY_AI_RUN_RETENTION_DAYS, audit rows older than
  * GLOSSARY_AUDIT_RETENTION_DAYS, attachments no revision references older than
- * GLOSSARY_ATTACHMENT_RETENTION_DAYS, and stale `processing` index rows back to `queued`. Several workers
+ * GLOSSARY_ATTACHMENT_RETENTION_DAYS, and the heartbeat rows of workers gone for a day (killed ones never
+ * delete their own; orphaned index rows are the relay's, every few seconds). Several workers
  * agree through a lease (`lease.cleanup` in app_setting) that one of them runs it at a time. It logs what it
  * removed.
  */
@@ -31,7 +32,7 @@ export interface CleanupReport {
   aiRuns: number
   auditRows: number
   attachments: number
-  staleRows: number
+  deadWorkers: number
 }
 
 /** One cleanup pass, or null when another worker holds the lease. */
@@ -46,7 +47,7 @@ export async function runCleanup(holder: string, now = new Date()): Promise<Clea
       aiRuns: await deleteAiRunsOlderThan(new Date(now.getTime() - days.aiRuns * DAY_MS)),
       auditRows: await deleteAuditRowsOlderThan(new Date(now.getTime() - days.audit * DAY_MS)),
       attachments: await deleteUnreferencedAttachments(new Date(now.getTime() - days.attachments * DAY_MS)),
-      staleRows: await returnStale(em(), STALE_MS),
+      deadWorkers: await pruneWorkers(em(), WORKER_LIVENESS.forgetAfterMs),
     }
     log().info({ removed: report }, 'cleanup done')
     return report

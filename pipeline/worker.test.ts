@@ -11,7 +11,8 @@ import { testEnv } from '#tests/setup/test-env.ts'
 import { BullmqTransport } from './jobs/bullmq.ts'
 import { closeJobs, jobs, setJobTransport } from './jobs/client.ts'
 import { closeQueue, pingQueue, redis } from './transport.ts'
-import { liveWorkers, startWorker } from './worker.ts'
+import { liveWorkers } from '#app/services/index-queue/health.server.ts'
+import { startWorker } from './worker.ts'
 
 useTestDb()
 

@@ -23,6 +23,9 @@ export const API_TAGS = {
   wiki: 'Wiki pages and their revisions.',
   meetings: 'Meeting records (legacy).',
   search: 'Search by meaning over terms, wiki pages and meetings, and its settings and index (admin).',
+  chat: 'The chatbot: questions answered from cited glossary terms, wiki pages and meeting records, and your private history.',
+  'ai-provider':
+    "The chat's AI (LLM) provider: address, model, key, custom headers and answer settings (admin).",
 } as const
 export type Tag = keyof typeof API_TAGS
 

@@ -1,10 +1,13 @@
 import type { z } from 'zod'
 import type { Actor } from '#domain/identity.ts'
+import { setTimeout } from 'node:timers/promises'
+import { isConnectionLost, LOST_CONNECTION_PAUSES_MS } from '#db/sql.ts'
 import { authorize } from '#app/lib/auth-gate.server.ts'
 import { getConfig } from '#app/lib/config.server.ts'
 import { AppError, toErrorResponse, validationError, zodProblems } from '#app/lib/errors.server.ts'
 import { bytesResponse, jsonResponse } from '#app/lib/held-bodies.ts'
 import { jsonDepthProblem } from '#app/lib/json-depth.ts'
+import { log } from '#app/lib/logger.server.ts'
 import { decodeUtf8Text, textProblems } from '#app/lib/text-input.ts'
 import { ApiRequest } from './api-request.server.ts'
 import type { Endpoint, HandlerContext } from './endpoint.server.ts'
@@ -31,36 +34,56 @@ export async function handleApiRequest(
 ): Promise<Response> {
   try {
     const request = incoming instanceof ApiRequest ? incoming : await ApiRequest.fromFetch(incoming)
-    const url = new URL(request.url)
-    const match = resolveRoute(request.method, url, routes)
-    const { endpoint } = match
-    const actor = await authorize(request, endpoint.access, meta.ip)
-    const rawQuery = readQuery(url)
-    const rawBody = endpoint.body ? readJsonBody(request, endpoint) : undefined
-    // The text rule of every operation, checked once before any schema or service sees the input.
-    const textIssues = [
-      ...textProblems(match.params, 'params'),
-      ...textProblems(rawQuery, 'query'),
-      ...textProblems(rawBody, ''),
-    ]
-    if (textIssues.length) throw validationError(textIssues)
-    const params = parsePart(endpoint.params, match.params, 'params')
-    const query = parsePart(endpoint.query, rawQuery, 'query')
-    const body = endpoint.body ? parsePart(endpoint.body, rawBody, 'body') : undefined
-    const ctx: HandlerContext<unknown, unknown, unknown> = new CallContext(
-      request,
-      params,
-      query,
-      body,
-      actor,
-      meta,
-    )
-    const result = await endpoint.handler(ctx as HandlerContext<never, never, never>)
-    if (!getConfig().isProduction) assertDocumentedAnswer(endpoint, result)
-    return toResponse(result, endpoint, ctx.responseHeaders)
+    for (const pause of LOST_CONNECTION_PAUSES_MS) {
+      try {
+        return await answer(request, meta, routes)
+      } catch (error) {
+        if (!READS.has(request.method) || !isConnectionLost(error)) throw error
+        // The database ended a connection under a read (a restart, a failover, `pg_terminate_backend`). A
+        // read changes nothing the caller asked to change, so it is answered again on a fresh connection
+        // instead of failing (the fault matrix's "webs answering throughout").
+        log().warn({ err: error }, 'database connection lost during a read; answering it again')
+        await setTimeout(pause)
+      }
+    }
+    return await answer(request, meta, routes)
   } catch (error) {
     return toErrorResponse(error)
   }
+}
+
+/** Methods that only read: answered again after a lost database connection. */
+const READS = new Set(['GET', 'HEAD'])
+
+/** One attempt at a call: route, authorize, parse, run the handler, shape the answer; failures are thrown. */
+async function answer(request: ApiRequest, meta: RequestMeta, routes: Router): Promise<Response> {
+  const url = new URL(request.url)
+  const match = resolveRoute(request.method, url, routes)
+  const { endpoint } = match
+  const actor = await authorize(request, endpoint.access, meta.ip)
+  const rawQuery = readQuery(url)
+  const rawBody = endpoint.body ? readJsonBody(request, endpoint) : undefined
+  // The text rule of every operation, checked once before any schema or service sees the input.
+  const textIssues = [
+    ...textProblems(match.params, 'params'),
+    ...textProblems(rawQuery, 'query'),
+    ...textProblems(rawBody, ''),
+  ]
+  if (textIssues.length) throw validationError(textIssues)
+  const params = parsePart(endpoint.params, match.params, 'params')
+  const query = parsePart(endpoint.query, rawQuery, 'query')
+  const body = endpoint.body ? parsePart(endpoint.body, rawBody, 'body') : undefined
+  const ctx: HandlerContext<unknown, unknown, unknown> = new CallContext(
+    request,
+    params,
+    query,
+    body,
+    actor,
+    meta,
+  )
+  const result = await endpoint.handler(ctx as HandlerContext<never, never, never>)
+  if (!getConfig().isProduction) assertDocumentedAnswer(endpoint, result)
+  return toResponse(result, endpoint, ctx.responseHeaders)
 }
 
 /**

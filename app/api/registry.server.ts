@@ -8,6 +8,9 @@ import { EXPORT_ENDPOINTS } from './endpoints/share.server.ts'
 import { GLOSSARY_ENDPOINTS } from './endpoints/terms.server.ts'
 import { MEETING_ENDPOINTS } from './endpoints/meetings.server.ts'
 import { SEARCH_ENDPOINTS } from './endpoints/search.server.ts'
+import { CHAT_ENDPOINTS } from './endpoints/chat.server.ts'
+import { AI_OBSERVABILITY_ENDPOINTS } from './endpoints/ai-observability.server.ts'
+import { AI_PROVIDER_ENDPOINTS } from './endpoints/ai-provider.server.ts'
 import { RELATION_ENDPOINTS } from './endpoints/relations.server.ts'
 import { WIKI_ENDPOINTS } from './endpoints/wiki.server.ts'
 import { buildOpenApiDocument } from './openapi.server.ts'
@@ -36,6 +39,9 @@ export const ENDPOINTS: Endpoint[] = [
   ...WIKI_ENDPOINTS,
   ...MEETING_ENDPOINTS,
   ...SEARCH_ENDPOINTS,
+  ...CHAT_ENDPOINTS,
+  ...AI_OBSERVABILITY_ENDPOINTS,
+  ...AI_PROVIDER_ENDPOINTS,
 ]
 
 let compiledRouter: Router | undefined

@@ -9,8 +9,8 @@ import { hasRole, type Role } from '#domain/identity.ts'
  * <h1> it opens always read the same. It reads nothing from the root module (which renders it): the root passes
  * what it needs.
  *
- * At desktop width the Glossary group (the daily work: terms, checking a text, search, relations) is links in
- * the row, right after the brand that names it, and Content and Admin are menus behind their labels, so the
+ * At desktop width the Glossary group (the daily work: terms, checking a text, search, chat, relations) is links
+ * in the row, right after the brand that names it, and Content and Admin are menus behind their labels, so the
  * header is one row at 1280 px; up to 72rem (a phone, a tablet) the whole navigation sits behind one "Menu"
  * control. Both menus are <details> elements, so they
  * open and close without JavaScript; with JavaScript they also close on a click elsewhere, on Escape and after
@@ -41,6 +41,7 @@ export const NAV_GROUPS: readonly NavGroup[] = [
       { to: '/terms', label: 'terms.title', minRole: 'viewer' },
       { to: '/check', label: 'check.title', minRole: 'viewer' },
       { to: '/search', label: 'search.title', minRole: 'viewer' },
+      { to: '/chat', label: 'chat.title', minRole: 'viewer' },
       { to: '/relations', label: 'relations.title', minRole: 'viewer' },
     ],
   },
@@ -67,6 +68,8 @@ export const NAV_GROUPS: readonly NavGroup[] = [
       { to: '/admin/settings', label: 'settings.admin.title', minRole: 'admin' },
       { to: '/admin/search-settings', label: 'searchSettings.title', minRole: 'admin' },
       { to: '/admin/search-index', label: 'searchIndex.title', minRole: 'admin' },
+      { to: '/admin/ai-observability', label: 'aiObs.title', minRole: 'admin' },
+      { to: '/admin/ai-provider', label: 'aiProvider.title', minRole: 'admin' },
     ],
   },
 ]

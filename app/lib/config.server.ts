@@ -112,6 +112,7 @@ const EnvSchema = z.object({
   /** Rate limits: requests per window per bucket (docs/decisions/005-rate-limits.md). */
   GLOSSARY_RATE_LOGIN_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(10)),
   GLOSSARY_RATE_REGISTER_PER_HOUR: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(20)),
+  GLOSSARY_RATE_CHAT_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(30)),
   /**
    * Downloads of `/api/v1/export/…` running at once in this web process, per caller (API key, or user of a
    * session) and in all; beyond them 429 (docs/decisions/019-sharing.md, "Round two (issue 26): bounded exports").
@@ -149,7 +150,7 @@ export interface Config {
   retentionDays: { aiRuns: number; audit: number; attachments: number }
   admin: { email: string | undefined; password: string | undefined; name: string | undefined }
   logLevel: Env['LOG_LEVEL']
-  rateLimits: { loginPerMinute: number; registerPerHour: number }
+  rateLimits: { loginPerMinute: number; registerPerHour: number; chatPerMinute: number }
   exportLimits: { perCaller: number; perProcess: number }
 }
 
@@ -221,6 +222,7 @@ export function parseConfig(source: Record<string, string | undefined> = process
     rateLimits: {
       loginPerMinute: env.GLOSSARY_RATE_LOGIN_PER_MINUTE,
       registerPerHour: env.GLOSSARY_RATE_REGISTER_PER_HOUR,
+      chatPerMinute: env.GLOSSARY_RATE_CHAT_PER_MINUTE,
     },
     exportLimits: {
       perCaller: env.GLOSSARY_EXPORTS_PER_CALLER,

@@ -1,4 +1,5 @@
 import { ZodError } from 'zod'
+import { isConnectionLost } from '#db/sql.ts'
 import { log } from './logger.server.ts'
 import { jsonResponse } from './held-bodies.ts'
 
@@ -112,6 +113,14 @@ export function expectedError(error: unknown): AppError | null {
   if (name === 'NotFoundError') return new AppError('not_found', 'Not found.')
   if (name === 'UniqueConstraintViolationException') {
     return new AppError('conflict', 'The item conflicts with an existing one.')
+  }
+  if (isConnectionLost(error)) {
+    // Not a bug of the request: the database went away under it (a restart, a failover). The operator sees
+    // it in the log; the caller is told to try again rather than that the server is broken.
+    log().warn({ err: error }, 'database connection lost')
+    return new AppError('not_ready', 'The database connection was lost; try again in a moment.', {
+      headers: { 'Retry-After': '1' },
+    })
   }
   return null
 }

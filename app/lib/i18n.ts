@@ -15,6 +15,9 @@ import { searchEn, searchKo } from './messages/search.ts'
 import { ssoEn, ssoKo } from './messages/sso.ts'
 import { shareEn, shareKo } from './messages/share.ts'
 import { termsEn, termsKo } from './messages/terms.ts'
+import { aiObservabilityEn, aiObservabilityKo } from './messages/ai-observability.ts'
+import { chatEn, chatKo } from './messages/chat.ts'
+import { aiProviderEn, aiProviderKo } from './messages/ai-provider.ts'
 
 export const LANGS = ['en', 'ko'] as const
 export type Lang = (typeof LANGS)[number]
@@ -34,6 +37,9 @@ const en = {
   ...pickerEn,
   ...adminEn,
   ...fieldsEn,
+  ...aiObservabilityEn,
+  ...chatEn,
+  ...aiProviderEn,
 } as const
 
 export type MessageKey = keyof typeof en
@@ -60,6 +66,9 @@ const ko: Record<Exclude<MessageKey, SingularKey>, string> = {
   ...pickerKo,
   ...adminKo,
   ...fieldsKo,
+  ...aiObservabilityKo,
+  ...chatKo,
+  ...aiProviderKo,
 }
 
 const MESSAGES: Record<Lang, Partial<Record<MessageKey, string>>> = { en, ko }

@@ -1,7 +1,7 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { boundedJson, OutboundError } from './outbound.server.ts'
+import { boundedJson, boundedStream, OutboundError } from './outbound.server.ts'
 
 let server: http.Server
 let base = ''
@@ -59,6 +59,44 @@ describe('boundedJson', () => {
 
   it('gives up after the time limit', async () => {
     const error = await boundedJson(`${base}/slow`, request).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(OutboundError)
+    expect((error as OutboundError).kind).toBe('timeout')
+  })
+})
+
+describe('boundedStream', () => {
+  const stream = {
+    method: 'GET' as const,
+    headers: {},
+    firstByteTimeoutMs: 500,
+    timeoutMs: 500,
+    maxBytes: 1024 * 1024,
+  }
+  const read = async (body: AsyncIterable<Uint8Array>) => {
+    const chunks: Uint8Array[] = []
+    for await (const chunk of body) chunks.push(chunk)
+    return Buffer.concat(chunks).toString('utf8')
+  }
+
+  it('answers the status and the body as it arrives', async () => {
+    const answer = await boundedStream(`${base}/ok`, stream)
+    expect(answer.status).toBe(200)
+    expect(answer.contentType).toBe('application/json')
+    expect(await read(answer.body)).toBe('{"ok":true}')
+  })
+
+  it('refuses other schemes and follows no redirect', async () => {
+    await expect(boundedStream('file:///etc/passwd', stream)).rejects.toMatchObject({ kind: 'scheme' })
+    await expect(boundedStream(`${base}/redirect`, stream)).rejects.toMatchObject({ kind: 'redirect' })
+  })
+
+  it('stops reading past the size limit', async () => {
+    const answer = await boundedStream(`${base}/big`, stream)
+    await expect(read(answer.body)).rejects.toMatchObject({ kind: 'too_large' })
+  })
+
+  it('gives up when the first byte does not come in time', async () => {
+    const error = await boundedStream(`${base}/slow`, { ...stream, timeoutMs: 5000 }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(OutboundError)
     expect((error as OutboundError).kind).toBe('timeout')
   })

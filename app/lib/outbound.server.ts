@@ -158,7 +158,124 @@ export async function boundedJson(url: string, request: JsonRequest): Promise<Js
   } catch {
     json = undefined
   }
-  const header = response.headers.get('retry-after')
-  const retryAfter = header === null ? Number.NaN : Number(header)
-  return { status: response.status, json, retryAfter: Number.isFinite(retryAfter) ? retryAfter : undefined }
+  return { status: response.status, json, retryAfter: retryAfterSeconds(response.headers.get('retry-after')) }
+}
+
+/** `Retry-After` as seconds from now: delay-seconds, or an HTTP date (RFC 9110 §10.2.3); undefined otherwise. */
+export function retryAfterSeconds(header: string | null, now = Date.now()): number | undefined {
+  if (header === null || header.trim() === '') return undefined
+  if (/^\s*\d+\s*$/.test(header)) return Number(header)
+  const at = Date.parse(header)
+  return Number.isFinite(at) ? Math.max(0, Math.ceil((at - now) / 1000)) : undefined
+}
+
+export interface StreamRequest {
+  method: 'GET' | 'POST'
+  headers: Record<string, string>
+  body?: unknown
+  /** Until the answer's status and headers arrive (connecting included). */
+  firstByteTimeoutMs: number
+  /** The whole exchange, the last byte of the body included. */
+  timeoutMs: number
+  /** Largest answer body read, in bytes. */
+  maxBytes: number
+}
+
+export interface StreamAnswer {
+  status: number
+  contentType: string
+  /** `Retry-After` in seconds, when given. */
+  retryAfter: number | undefined
+  /**
+   * The body, piece by piece as it arrives, within the limits: a breach throws `OutboundError` (`timeout`,
+   * `too_large`), and a connection cut before the body ended throws `OutboundError('network')`. Read it once.
+   */
+  body: AsyncIterable<Uint8Array>
+  /** Stops reading and closes the connection (after a non-success status, or when the caller gives up). */
+  cancel(): Promise<void>
+}
+
+/**
+ * The streaming variant of `boundedJson` for answers read as they arrive (a chat model's server-sent events):
+ * the same URL rules, no redirect followed, a time limit until the first byte (the status and headers), a time
+ * limit on the whole exchange and a size limit on the body, both enforced while the caller reads `body`.
+ */
+export async function boundedStream(url: string, request: StreamRequest): Promise<StreamAnswer> {
+  const target = checkOutboundUrl(url)
+  const total = AbortSignal.timeout(request.timeoutMs)
+  const firstByte = new AbortController()
+  const firstByteTimer = setTimeout(() => firstByte.abort(), request.firstByteTimeoutMs)
+  const signal = AbortSignal.any([total, firstByte.signal])
+  const timedOut = () =>
+    new OutboundError(
+      'timeout',
+      firstByte.signal.aborted
+        ? `No answer within ${request.firstByteTimeoutMs} ms.`
+        : `The answer did not end within ${request.timeoutMs} ms.`,
+    )
+  let response: Response
+  try {
+    response = await fetch(target, {
+      method: request.method,
+      headers: {
+        ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...request.headers,
+      },
+      body: request.body === undefined ? undefined : JSON.stringify(request.body),
+      redirect: 'manual',
+      signal,
+    })
+  } catch {
+    throw signal.aborted ? timedOut() : new OutboundError('network', 'The server could not be reached.')
+  } finally {
+    clearTimeout(firstByteTimer)
+  }
+  const cancel = async () => {
+    await response.body?.cancel().catch(() => undefined)
+  }
+  if (response.status >= 300 && response.status < 400) {
+    await cancel()
+    throw new OutboundError('redirect', `The server answered with a redirect (HTTP ${response.status}).`)
+  }
+  const declared = Number(response.headers.get('content-length') ?? '0')
+  if (declared > request.maxBytes) {
+    await cancel()
+    throw new OutboundError('too_large', `The answer is larger than ${request.maxBytes} bytes.`)
+  }
+  async function* body(): AsyncGenerator<Uint8Array> {
+    if (!response.body) return
+    const reader = response.body.getReader()
+    let size = 0
+    let finished = false
+    try {
+      for (;;) {
+        let chunk: ReadableStreamReadResult<Uint8Array>
+        try {
+          chunk = await reader.read()
+        } catch {
+          throw signal.aborted
+            ? timedOut()
+            : new OutboundError('network', 'The connection was cut before the answer ended.')
+        }
+        if (chunk.done) break
+        size += chunk.value.byteLength
+        if (size > request.maxBytes) {
+          throw new OutboundError('too_large', `The answer is larger than ${request.maxBytes} bytes.`)
+        }
+        yield chunk.value
+      }
+      finished = true
+    } finally {
+      // A caller that stops early, a breach or a cut: close the connection rather than drain it.
+      if (!finished) await reader.cancel().catch(() => undefined)
+      reader.releaseLock()
+    }
+  }
+  return {
+    status: response.status,
+    contentType: response.headers.get('content-type') ?? '',
+    retryAfter: retryAfterSeconds(response.headers.get('retry-after')),
+    body: body(),
+    cancel,
+  }
 }

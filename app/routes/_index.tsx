@@ -1,5 +1,6 @@
 import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { Link, useLoaderData, useRouteLoaderData } from '@remix-run/react'
+import { QuestionBox } from '#app/components/home/question-box.tsx'
 import { TermFinder } from '#app/components/home/term-finder.tsx'
 import { formatDate, StatusBadge, termHref, useCount, useLang, type Lang } from '#app/components/terms/ui.tsx'
 import { fill } from '#app/lib/i18n.ts'
@@ -11,8 +12,8 @@ export const meta: MetaFunction = () => [{ title: 'Glossary' }]
 
 /**
  * The home page (issue 27 item 3). A visitor sees what the glossary is and the way in; a signed-in user starts
- * here: find a term as you type, the terms changed last, what waits for the user's role and, for an
- * administrator of a fresh install, the first steps.
+ * here: find a term as you type, ask the chat a question (issue 29), the terms changed last, what waits for the
+ * user's role and, for an administrator of a fresh install, the first steps.
  */
 export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await getSessionActor(request)
@@ -59,6 +60,7 @@ function SignedIn({ home }: { home: Home }) {
   return (
     <>
       <TermFinder meaningSearch={home.meaningSearch} />
+      <QuestionBox />
       {home.firstSteps ? <FirstStepsPanel steps={home.firstSteps} /> : null}
       <div className="home-grid">
         <RecentTerms recent={home.recent} now={home.now} />

@@ -13,7 +13,9 @@ import {
   retryFailedIndexRows,
   type FailedIndexRow,
 } from '#app/services/index-queue/failed.server.ts'
-import { getRagConfig, reindexAll } from '#app/services/search/config.server.ts'
+import { indexHealth } from '#app/services/index-queue/health.server.ts'
+import { getRagConfig } from '#app/services/search/rag-config.server.ts'
+import { reindexAll } from '#app/services/search/reindex.server.ts'
 import { isUuid } from '#domain/ids.ts'
 
 export const meta: MetaFunction = ({ matches }) => [{ title: pageTitle(matches, 'searchIndex.title') }]
@@ -23,7 +25,8 @@ const REFRESH_MS = 2_000
 
 /**
  * The index status page (issue 12): the queue's counts by state and indexed/total terms, the failed rows with
- * their messages and a retry, and a full reindex with a progress bar. The bar measures the work left against
+ * their messages and a retry, and a full reindex (decision 028: its phase and sources done while it builds, or
+ * how the last one failed) with a progress bar. The bar measures the work left against
  * the most there was since the page started watching (`of` in the address, carried by the refresh link and
  * kept by the page while it revalidates), since the queue keeps no record of when a batch began.
  */
@@ -40,10 +43,19 @@ export async function loader({ request }: LoaderFunctionArgs) {
  * older than the action's).
  */
 async function statsNow() {
-  const config = await getRagConfig()
+  const [config, health] = await Promise.all([getRagConfig(), indexHealth()])
   const { indexedTerms, totalTerms, queued, processing, ready, failed } = config
   return {
     stats: { indexedTerms, totalTerms, queued, processing, ready, failed },
+    health: {
+      workers: health.workers.length,
+      oldestDueSeconds: health.queue.oldestDueSeconds,
+      inRun: health.queue.inRun,
+      run: health.run,
+      lastRunFailure: health.lastRunFailure,
+      problems: health.problems,
+      paused: health.paused,
+    },
     enabled: config.enabled,
     secretsReadable: config.secretsReadable,
     at: Date.now(),
@@ -93,12 +105,16 @@ export default function AdminSearchIndexPage() {
   const result = lastAnswer.current
   const busy = useNavigation().state !== 'idle'
   const revalidator = useRevalidator()
-  const { stats, enabled, secretsReadable } = answer && 'at' in answer && answer.at > data.at ? answer : data
-  const left = stats.queued + stats.processing
+  const { stats, health, enabled, secretsReadable } =
+    answer && 'at' in answer && answer.at > data.at ? answer : data
+  // A full reindex's rows wait for its swap: its own progress counts for them, and one step stays left
+  // until the swap (the index build can take a while after the last source).
+  const runLeft = health.run ? Math.max(1, health.run.sourcesTotal - health.run.sourcesDone) : 0
+  const left = stats.queued - health.inRun + stats.processing + runLeft
   // The most work seen since the page started watching: the address's `of`, and every count this page has
-  // shown since (a revalidation keeps the address, so the browser remembers it).
+  // shown since (a revalidation keeps the address, so the browser remembers it), a run's done sources included.
   const peak = useRef(0)
-  peak.current = Math.max(peak.current, of, left)
+  peak.current = Math.max(peak.current, of, left + (health.run?.sourcesDone ?? 0))
   const total = peak.current
   const done = total - left
 
@@ -121,6 +137,41 @@ export default function AdminSearchIndexPage() {
           {t('searchIndex.off')} <Link to="/admin/search-settings">{t('nav.searchSettings')}</Link>
         </p>
       ) : null}
+
+      {health.problems.includes('no_live_worker') ? (
+        <p role="alert" className="notice warning" data-testid="index-no-worker">
+          {t('searchIndex.noWorker')}
+        </p>
+      ) : health.problems.includes('queue_behind') ? (
+        <p className="notice warning" data-testid="index-behind">
+          {fill(t('searchIndex.behind'), { n: health.oldestDueSeconds ?? 0 })}
+        </p>
+      ) : null}
+      {health.run ? (
+        <p role="status" className="notice" data-testid="index-run">
+          {fill(t('searchIndex.run'), {
+            done: health.run.sourcesDone,
+            total: health.run.sourcesTotal,
+            phase: t(`searchIndex.phase.${health.run.phase}`),
+          })}
+        </p>
+      ) : health.lastRunFailure ? (
+        <p className="notice warning" data-testid="index-run-failed">
+          {fill(t('searchIndex.runFailed'), {
+            when: formatDate(health.lastRunFailure.at),
+            reason: health.lastRunFailure.error,
+          })}
+        </p>
+      ) : null}
+      {health.paused.map((pause) => (
+        <p key={pause.provider} className="notice warning" data-testid="index-paused">
+          {fill(t('searchIndex.paused'), {
+            provider: pause.provider,
+            until: formatDate(pause.until),
+            reason: pause.reason,
+          })}
+        </p>
+      ))}
 
       <h2>{t('searchIndex.progress')}</h2>
       <p>
@@ -148,6 +199,18 @@ export default function AdminSearchIndexPage() {
             <th>{t('searchIndex.indexedTerms')}</th>
             <td data-count="indexedTerms">
               {stats.indexedTerms} / {stats.totalTerms}
+            </td>
+          </tr>
+          <tr>
+            <th>{t('searchIndex.workers')}</th>
+            <td data-count="workers">{health.workers}</td>
+          </tr>
+          <tr>
+            <th>{t('searchIndex.oldestDue')}</th>
+            <td data-count="oldestDue">
+              {health.oldestDueSeconds === null
+                ? t('searchIndex.none')
+                : fill(t('searchIndex.seconds'), { n: health.oldestDueSeconds })}
             </td>
           </tr>
           {(['queued', 'processing', 'ready', 'failed'] as const).map((state) => (

@@ -2,6 +2,16 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remi
 import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import { pageTitle } from '#app/lib/page-title.ts'
 import { Field, FormError } from '#app/components/forms.tsx'
+import {
+  ApiKeyField,
+  errorAt,
+  HeaderRows,
+  headerRowsOf,
+  keyOf,
+  ModelField,
+  ProviderFailure,
+  type HeaderRow,
+} from '#app/components/provider-fields.tsx'
 import { useCount } from '#app/components/terms/ui.tsx'
 import { redirectWithFlash } from '#app/lib/flash.server.ts'
 import { fill, type MessageKey } from '#app/lib/i18n.ts'
@@ -9,12 +19,8 @@ import { formAction, invalidForm, parseForm, type FormFailure } from '#app/pages
 import { clientOfPage, requireUser, requireUserAction } from '#app/pages/session.server.ts'
 import { useT } from '#app/root.tsx'
 import { ListModelsSchema, UpdateRagConfigSchema, type RagConfigDto } from '#app/schemas/rag.ts'
-import {
-  getRagConfig,
-  listProviderModels,
-  testConnection,
-  updateRagConfig,
-} from '#app/services/search/config.server.ts'
+import { listProviderModels, testConnection } from '#app/services/search/provider-check.server.ts'
+import { getRagConfig, updateRagConfig } from '#app/services/search/rag-config.server.ts'
 import { EMBEDDING_PROVIDERS, MODEL_ENDPOINTS, RAG_LIMITS, RERANKER_PROVIDERS } from '#domain/rag.ts'
 import type { ModelEndpoint } from '#domain/rag.ts'
 
@@ -32,8 +38,8 @@ export const meta: MetaFunction = ({ matches }) => [{ title: pageTitle(matches, 
  * headers; the reranker, custom headers and chunking fold away until used. Each answer is shown next to the
  * button that asked for it (a model list at its "Load models", a refused save at "Save", the connection test
  * at its button), and a form's address ends in that place's anchor, so a browser without JavaScript opens the
- * answer there. A save ends in a redirect with a flash message. `chatEnabled` is not on the page: nothing uses
- * it yet (the chat comes later), and a save leaves it as stored.
+ * answer there. A save ends in a redirect with a flash message. The switch section holds `chatEnabled` too (the
+ * chat's switch; its model is set on the AI provider page, `/admin/ai-provider`).
  */
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireUser(request, 'admin')
@@ -44,32 +50,6 @@ const PAGE = '/admin/search-settings'
 /** The anchors of the places answers are shown at (see the module's comment). */
 const SAVE_ANCHOR = 'save-settings'
 const TEST_ANCHOR = 'test-connection'
-
-/** At most this many empty rows for new custom headers are offered at a time (the form grows after a save). */
-const NEW_HEADER_ROWS = 2
-
-/** A custom header row as the form shows it: a stored one by name only, a new one as typed (never its value). */
-interface HeaderRow {
-  name: string
-  stored: boolean
-}
-
-/** One endpoint's header rows from the form: `<prefix>Headers.<i>.name|value|stored|remove`. */
-function headerRowsOf(form: FormData, prefix: ModelEndpoint) {
-  const rows: { name: string; value: string; stored: boolean; remove: boolean }[] = []
-  for (let i = 0; i < RAG_LIMITS.customHeadersMax + NEW_HEADER_ROWS; i++) {
-    const key = `${prefix}Headers.${i}`
-    if (!form.has(`${key}.name`)) continue
-    rows.push({
-      name: String(form.get(`${key}.name`) ?? '').trim(),
-      value: String(form.get(`${key}.value`) ?? ''),
-      stored: form.get(`${key}.stored`) === '1',
-      remove: form.get(`${key}.remove`) === 'on',
-    })
-  }
-  // A blank new row is no header; a removed row leaves the list, which deletes it (rule 5).
-  return rows.filter((r) => !r.remove && (r.stored || r.name !== '' || r.value !== ''))
-}
 
 /**
  * The submitted settings as the form shows them again after a model list or a refused save: every field but
@@ -84,6 +64,7 @@ function formValues(form: FormData) {
   const known = (prefix: ModelEndpoint) => form.getAll(`${prefix}KnownModel`).map(String)
   return {
     enabled: form.get('enabled') === 'on',
+    chatEnabled: form.get('chatEnabled') === 'on',
     embeddingProvider: text('embeddingProvider'),
     embeddingBaseUrl: text('embeddingBaseUrl'),
     embeddingModel: model('embedding'),
@@ -101,10 +82,6 @@ function formValues(form: FormData) {
 }
 type FormValues = ReturnType<typeof formValues>
 
-/** `""` keeps the stored key, `null` deletes it (spec PATCH rule 5). */
-const keyOf = (form: FormData, prefix: ModelEndpoint) =>
-  form.get(`${prefix}ApiKeyRemove`) === 'on' ? null : String(form.get(`${prefix}ApiKey`) ?? '')
-
 /** A number field: empty keeps the stored value; anything else is checked by the schema. */
 const numberOf = (value: string) => (value.trim() === '' ? undefined : Number(value))
 
@@ -114,6 +91,7 @@ function patchOf(form: FormData, values: FormValues) {
     headerRowsOf(form, prefix).map((r) => ({ name: r.name, value: r.value }))
   return {
     enabled: values.enabled,
+    chatEnabled: values.chatEnabled,
     embeddingProvider: values.embeddingProvider,
     embeddingBaseUrl: values.embeddingBaseUrl,
     embeddingModel: values.embeddingModel,
@@ -196,6 +174,7 @@ function storedValues(config: RagConfigDto): FormValues {
     headers.map((h) => ({ name: h.name, stored: true }))
   return {
     enabled: config.enabled,
+    chatEnabled: config.chatEnabled,
     embeddingProvider: config.embeddingProvider,
     embeddingBaseUrl: config.embeddingBaseUrl,
     embeddingModel: config.embeddingModel,
@@ -210,165 +189,6 @@ function storedValues(config: RagConfigDto): FormValues {
     topK: String(config.topK),
     models: { embedding: [], reranker: [] },
   }
-}
-
-/** The first problem at a field or below it (a header row's problems name the row: `embeddingCustomHeaders.1.name`). */
-function errorAt(errors: Record<string, string>, name: string): string | undefined {
-  return errors[name] ?? Object.entries(errors).find(([path]) => path.startsWith(`${name}.`))?.[1]
-}
-
-/** The model: a select of the provider's models once listed (with "other"), and the free-text field. */
-function ModelField(props: {
-  endpoint: ModelEndpoint
-  value: string
-  models: string[]
-  error?: string
-  /** The answer of this endpoint's "Load models": how many were listed, or why not. */
-  listed?: number
-  listFailure?: FormFailure | null
-}) {
-  const t = useT()
-  const { endpoint, value, models } = props
-  const listed = models.includes(value)
-  return (
-    <>
-      {models.length ? (
-        <label htmlFor={`${endpoint}-model`}>
-          {t('searchSettings.model')}
-          <select id={`${endpoint}-model`} name={`${endpoint}Model`} defaultValue={listed ? value : ''}>
-            {models.map((id) => (
-              <option key={id} value={id}>
-                {id}
-              </option>
-            ))}
-            <option value="">{t('searchSettings.modelOther')}</option>
-          </select>
-        </label>
-      ) : null}
-      {models.map((id) => (
-        <input key={id} type="hidden" name={`${endpoint}KnownModel`} value={id} />
-      ))}
-      <Field
-        label={models.length ? t('searchSettings.modelOtherField') : t('searchSettings.model')}
-        name={models.length ? `${endpoint}ModelOther` : `${endpoint}Model`}
-        defaultValue={listed ? '' : value}
-        error={props.error}
-      />
-      <div className="settings-action" id={`${endpoint}-models`}>
-        <button type="submit" name="intent" value={`models-${endpoint}`} formNoValidate className="secondary">
-          {t('searchSettings.loadModels')}
-        </button>
-        {props.listed !== undefined ? (
-          <p role="status" className="notice">
-            {fill(t('searchSettings.modelsListed'), { n: props.listed })}
-          </p>
-        ) : null}
-        <FormError result={props.listFailure} />
-        <p className="muted small">{t('searchSettings.modelsHint')}</p>
-      </div>
-    </>
-  )
-}
-
-/** The write-only API key: whether one is stored, a field that replaces it (empty keeps) and a removal box. */
-function ApiKeyField(props: { endpoint: ModelEndpoint; stored: boolean; error?: string }) {
-  const t = useT()
-  return (
-    <>
-      <Field
-        label={t('searchSettings.apiKey')}
-        name={`${props.endpoint}ApiKey`}
-        type="password"
-        autoComplete="new-password"
-        error={props.error}
-      />
-      <p className="muted small" data-testid={`${props.endpoint}-key-state`}>
-        {t(props.stored ? 'searchSettings.configured' : 'searchSettings.notConfigured')}
-      </p>
-      {props.stored ? (
-        <label className="inline-check">
-          <input type="checkbox" name={`${props.endpoint}ApiKeyRemove`} /> {t('searchSettings.apiKeyRemove')}
-        </label>
-      ) : null}
-    </>
-  )
-}
-
-/**
- * Custom headers, write-only: stored rows by name with "configured" (or "not configured" once a changed base
- * URL cleared the value; `stored` is what the settings now hold), a value field that replaces, a removal box.
- * Folded away while there are none (most providers need none), open when some are stored or refused.
- */
-function HeaderRows(props: {
-  endpoint: ModelEndpoint
-  rows: HeaderRow[]
-  stored: RagConfigDto['embeddingCustomHeaders']
-  error?: string
-}) {
-  const t = useT()
-  const configured = (name: string) => props.stored.some((h) => h.name === name && h.configured)
-  const free = Math.max(0, Math.min(NEW_HEADER_ROWS, RAG_LIMITS.customHeadersMax - props.rows.length))
-  const rows = [...props.rows, ...Array.from({ length: free }, () => ({ name: '', stored: false }))]
-  return (
-    <details
-      className="settings-fold"
-      data-testid={`${props.endpoint}-headers`}
-      open={props.rows.length > 0 || Boolean(props.error)}
-    >
-      <summary>
-        {t('searchSettings.headers')}
-        {props.rows.length ? <span className="muted small"> ({props.rows.length})</span> : null}
-      </summary>
-      <p className="muted small">
-        {fill(t('searchSettings.headersHint'), { max: RAG_LIMITS.customHeadersMax })}
-      </p>
-      {rows.map((row, i) => {
-        const key = `${props.endpoint}Headers.${i}`
-        return (
-          <div className="header-row" key={`${key}-${row.name}`}>
-            {row.stored ? (
-              <>
-                <input type="hidden" name={`${key}.name`} value={row.name} />
-                <input type="hidden" name={`${key}.stored`} value="1" />
-                <code>{row.name}</code>{' '}
-                <span className="muted small">
-                  {t(configured(row.name) ? 'searchSettings.configured' : 'searchSettings.notConfigured')}
-                </span>
-              </>
-            ) : (
-              <input
-                name={`${key}.name`}
-                defaultValue={row.name}
-                placeholder={t('searchSettings.headerName')}
-                aria-label={t('searchSettings.headerName')}
-              />
-            )}
-            <input
-              name={`${key}.value`}
-              type="password"
-              autoComplete="off"
-              placeholder={t(
-                row.stored && configured(row.name)
-                  ? 'searchSettings.headerKeep'
-                  : 'searchSettings.headerValue',
-              )}
-              aria-label={
-                row.stored
-                  ? `${t('searchSettings.headerValue')} ${row.name}`
-                  : t('searchSettings.headerValue')
-              }
-            />
-            {row.stored || row.name ? (
-              <label className="inline-check">
-                <input type="checkbox" name={`${key}.remove`} /> {t('searchSettings.headerRemove')}
-              </label>
-            ) : null}
-          </div>
-        )
-      })}
-      {props.error ? <p className="error">{props.error}</p> : null}
-    </details>
-  )
 }
 
 /** A provider's settings: kind, address and model, then its key and headers. */
@@ -415,7 +235,7 @@ function EndpointFields(props: {
         error={error(`${endpoint}BaseUrl`)}
       />
       <ModelField
-        endpoint={endpoint}
+        prefix={endpoint}
         value={shown[`${endpoint}Model`]}
         models={shown.models[endpoint]}
         error={error(`${endpoint}Model`)}
@@ -423,9 +243,9 @@ function EndpointFields(props: {
         listFailure={props.listFailure}
       />
       <h3>{t('searchSettings.keyHeaders')}</h3>
-      <ApiKeyField endpoint={endpoint} stored={props.storedKey} error={error(`${endpoint}ApiKey`)} />
+      <ApiKeyField prefix={endpoint} stored={props.storedKey} error={error(`${endpoint}ApiKey`)} />
       <HeaderRows
-        endpoint={endpoint}
+        prefix={endpoint}
         rows={shown[`${endpoint}Headers`]}
         stored={props.storedHeaders}
         error={error(`${endpoint}CustomHeaders`)}
@@ -506,6 +326,14 @@ export default function AdminSearchSettingsPage() {
           </label>
           {error('enabled') ? <p className="error">{error('enabled')}</p> : null}
           <p className="muted small">{t('searchSettings.enabledHint')}</p>
+          <label className="inline-check">
+            <input type="checkbox" name="chatEnabled" defaultChecked={shown.chatEnabled} />
+            {t('searchSettings.chatEnabled')}
+          </label>
+          {error('chatEnabled') ? <p className="error">{error('chatEnabled')}</p> : null}
+          <p className="muted small">
+            {t('searchSettings.chatEnabledHint')} <Link to="/admin/ai-provider">{t('aiProvider.title')}</Link>
+          </p>
         </section>
 
         <section className="settings-section" aria-labelledby="settings-embedding">
@@ -604,26 +432,7 @@ export default function AdminSearchSettingsPage() {
           </p>
         ) : null}
         {testFailure ? (
-          <div role="alert" className="notice error" data-testid="test-result" data-ok="false">
-            <p>
-              <strong>{t('searchSettings.testFailed')}</strong>
-              {typeof testFailure.details?.failureClass === 'string' ? (
-                <>
-                  {' '}
-                  {t('ai.failureClass')}:{' '}
-                  <span data-testid="failure-class">
-                    {t(`ai.failure.${testFailure.details.failureClass}` as MessageKey)}
-                  </span>
-                </>
-              ) : null}
-            </p>
-            <p className="muted small">{testFailure.formError}</p>
-            {Object.values(testFailure.fieldErrors ?? {}).map((message) => (
-              <p key={message} className="error">
-                {message}
-              </p>
-            ))}
-          </div>
+          <ProviderFailure failure={testFailure} title={t('searchSettings.testFailed')} />
         ) : null}
       </section>
     </section>

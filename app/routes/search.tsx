@@ -12,7 +12,7 @@ import { findTermsByName, type NameMatch } from '#app/pages/home.server.ts'
 import { requireUser } from '#app/pages/session.server.ts'
 import { useOptionalUser, useT } from '#app/root.tsx'
 import { MeetingSearchRequestSchema, SearchRequestSchema } from '#app/schemas/rag.ts'
-import { searchReadiness } from '#app/services/search/config.server.ts'
+import { retrievalReadiness } from '#app/services/search/retrieval.server.ts'
 import { searchMeetings, searchTerms, searchWiki } from '#app/services/search/search.server.ts'
 import { listClassification } from '#app/services/terms/classification.server.ts'
 import { RAG_LIMITS } from '#domain/rag.ts'
@@ -40,7 +40,7 @@ const NAME_SEARCH_LIMIT = 20
 
 /**
  * `/search` for every signed-in user: runs the chosen tab's search when the address has a query. When search
- * by meaning cannot run (`searchReadiness`: switched off, no provider, a secret unreadable), the terms tab
+ * by meaning cannot run (`retrievalReadiness`: switched off, no provider, a secret unreadable), the terms tab
  * searches names and notations instead (the term list's search) and says so (issue 27 item 3); the other tabs,
  * and a provider failing (`rag_provider_error`), are this page with its message (status 200: the page worked,
  * formAction). A query the API would refuse is this page with the problem at its field (400) — never the
@@ -52,8 +52,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const domains = (await listClassification({ kind: 'domain' })).items.map((d) => d.key)
   const extra = { form, domains }
   if (form.q.trim() === '') return { ...extra, ok: true as const, search: null }
+  // Whether search by meaning can run is the retrieval service's one decision; the searches below reuse it.
+  const readiness = await retrievalReadiness()
   if (form.tab === 'terms') {
-    const readiness = await searchReadiness()
     if (!readiness.ready) {
       const found = await findTermsByName(form.q, { limit: NAME_SEARCH_LIMIT, domain: optional(form.domain) })
       return { ...extra, ok: true as const, search: null, byName: { reason: readiness.reason, ...found } }
@@ -72,7 +73,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
       async () => ({
         ...extra,
         ok: true as const,
-        search: { tab: 'meetings' as const, result: await searchMeetings(parsed.data) },
+        search: { tab: 'meetings' as const, result: await searchMeetings(parsed.data, readiness) },
       }),
       extra,
     )
@@ -84,7 +85,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
       async () => ({
         ...extra,
         ok: true as const,
-        search: { tab: 'wiki' as const, result: await searchWiki(parsed.data) },
+        search: { tab: 'wiki' as const, result: await searchWiki(parsed.data, readiness) },
       }),
       extra,
     )
@@ -93,7 +94,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     async () => ({
       ...extra,
       ok: true as const,
-      search: { tab: 'terms' as const, result: await searchTerms(parsed.data) },
+      search: { tab: 'terms' as const, result: await searchTerms(parsed.data, readiness) },
     }),
     extra,
   )

@@ -52,6 +52,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   ])
   return {
     term,
+    citedRevision: citedRevision(new URL(request.url).searchParams.get('revision'), term.revision),
     bodyHtml: term.body ? renderMarkdown(term.body) : '',
     revisions: revisions.items.slice(0, RECENT_REVISIONS),
     revisionCount: revisions.total,
@@ -59,6 +60,16 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     domains: domains.items,
     categories: categories.items,
   }
+}
+
+/**
+ * The revision a citation named (`?revision=N`: the chat's term citations, issue 29) when the term has changed
+ * since; the page then says so and links to the changes. Anything else (absent, malformed, current) is ignored.
+ */
+function citedRevision(param: string | null, current: number): number | null {
+  if (!param || !/^[1-9]\d{0,8}$/.test(param)) return null
+  const cited = Number(param)
+  return cited < current ? cited : null
 }
 
 export async function action({ request, params, context }: ActionFunctionArgs) {
@@ -134,6 +145,14 @@ export default function TermPage() {
           </Link>
         ) : null}
       </div>
+      {data.citedRevision ? (
+        <p className="notice" data-testid="cited-revision">
+          {fill(t('term.citedRevision'), { cited: data.citedRevision, current: term.revision })}{' '}
+          <Link to={`${termHref(term.slug)}/history?from=${data.citedRevision}&to=${term.revision}`}>
+            {fill(t('term.citedRevisionCompare'), { cited: data.citedRevision })}
+          </Link>
+        </p>
+      ) : null}
       {term.mergedInto ? (
         <p className="notice">
           {t('term.mergedInto')} <Link to={termHref(term.mergedInto.slug)}>{term.mergedInto.name}</Link>

@@ -14,7 +14,7 @@ import {
  * write-only: the read schema has no member that could carry one.
  */
 
-const BaseUrlSchema = z
+export const BaseUrlSchema = z
   .string()
   .trim()
   .max(2000)
@@ -35,7 +35,7 @@ const BaseUrlSchema = z
     example: 'https://ai.example.internal/v1',
   })
 
-const ModelNameSchema = z.string().trim().max(200)
+export const ModelNameSchema = z.string().trim().max(200)
 
 /** Header names that would break the request or the HTTP framing; the provider modules set these. */
 const RESERVED_HEADERS = new Set([
@@ -64,7 +64,7 @@ const HeaderWriteSchema = z
   })
   .strict()
 
-const HeadersWriteSchema = z
+export const HeadersWriteSchema = z
   .array(HeaderWriteSchema)
   .max(RAG_LIMITS.customHeadersMax, `At most ${RAG_LIMITS.customHeadersMax} custom headers.`)
   .refine(
@@ -73,7 +73,7 @@ const HeadersWriteSchema = z
   )
   .meta({ description: 'The full list of custom headers: a stored header missing from it is deleted.' })
 
-const ApiKeyWriteSchema = z
+export const ApiKeyWriteSchema = z
   .string()
   .max(4000)
   .refine((v) => !/[\r\n]/.test(v), 'An API key may not contain line breaks.')
@@ -107,7 +107,7 @@ export const UpdateRagConfigSchema = z
   .strict()
 export type UpdateRagConfigInput = z.output<typeof UpdateRagConfigSchema>
 
-const HeaderReadSchema = z.object({ name: z.string(), configured: z.boolean() }).strict()
+export const HeaderReadSchema = z.object({ name: z.string(), configured: z.boolean() }).strict()
 
 export const RagStatsSchema = z
   .object({

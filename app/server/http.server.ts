@@ -1,8 +1,13 @@
 import crypto from 'node:crypto'
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
+import { setTimeout } from 'node:timers/promises'
 import path from 'node:path'
-import { createRequestHandler as createRemixHandler, type ServerBuild } from '@remix-run/node'
+import {
+  createRequestHandler as createRemixHandler,
+  type AppLoadContext,
+  type ServerBuild,
+} from '@remix-run/node'
 import express, {
   type NextFunction,
   type Request as ExpressRequest,
@@ -15,6 +20,7 @@ import { getConfig } from '#app/lib/config.server.ts'
 import { AppError, errorBody, toErrorResponse } from '#app/lib/errors.server.ts'
 import { log, withRequestContext } from '#app/lib/logger.server.ts'
 import { markRequest } from '#app/lib/quiet-moments.server.ts'
+import { LOST_CONNECTION_PAUSES_MS } from '#db/sql.ts'
 import {
   isForbiddenMethod,
   nodeHeaderReader,
@@ -106,14 +112,22 @@ export function createHttpApp(options: HttpAppOptions = {}): HttpApp {
           cookie: request.headers.get('cookie'),
           acceptLanguage: request.headers.get('accept-language'),
         })
-        const response = await withPageLang(lang, () =>
-          handleRemix(request, {
-            cspNonce: res.locals.cspNonce,
-            requestId: res.locals.requestId,
-            ip: client.ip,
-            isHttps: client.isHttps,
-          }),
-        )
+        const context: AppLoadContext = {
+          cspNonce: res.locals.cspNonce,
+          requestId: res.locals.requestId,
+          ip: client.ip,
+          isHttps: client.isHttps,
+        }
+        let response = await withPageLang(lang, () => handleRemix(request, context))
+        for (const pause of LOST_CONNECTION_PAUSES_MS) {
+          if (!context.databaseLost || response.status < 500 || !PAGE_READS.has(request.method)) break
+          // A loader lost its database connection (a restart, a failover): a read is answered again on a
+          // fresh one, as the API does (app/api/handler.server.ts).
+          await response.body?.cancel()
+          context.databaseLost = false
+          await setTimeout(pause)
+          response = await withPageLang(lang, () => handleRemix(request, context))
+        }
         await sendFetchResponse(req, res, response)
       })().catch(next)
     })
@@ -137,6 +151,9 @@ export function createHttpApp(options: HttpAppOptions = {}): HttpApp {
   handle.listen = (port, host) => http.createServer(handle).listen(port, host)
   return handle
 }
+
+/** Page requests that only read: answered again after a lost database connection. */
+const PAGE_READS = new Set(['GET', 'HEAD'])
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/
 

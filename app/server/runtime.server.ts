@@ -1,9 +1,20 @@
 import type { Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import type { ServerBuild } from '@remix-run/node'
 import { getConfig } from '#app/lib/config.server.ts'
+import {
+  assertQueueReachable,
+  databaseFailure,
+  hostAndPort,
+  listenFailure,
+} from './startup-failures.server.ts'
+
+// `glossary` asks the runtime which failures are the operator's to fix (bin/glossary.js).
+export { operatorMessage } from './startup-failures.server.ts'
 import { log } from '#app/lib/logger.server.ts'
 import { ensureEncryptionKey } from '#app/lib/secrets.server.ts'
 import { stopCompileWorker } from '#app/services/matching/compile-worker.ts'
+import { matcherCache } from '#app/services/validation/matcher-cache.server.ts'
 import { seedAdmin as seedAdminAccount } from '#app/services/auth/seed-admin.server.ts'
 import { applyMigrations, assertNoPendingMigrations } from '#db/migrator.ts'
 import { flushKeyUses } from '#app/services/auth/key-cache.server.ts'
@@ -33,8 +44,17 @@ function databaseSettings(): InitDbOptions {
   }
 }
 
+/** Opens the database; a server that cannot be reached or refuses the login becomes a `StartupError`. */
+async function openDatabase(): Promise<void> {
+  const settings = databaseSettings()
+  try {
+    await initDb(settings)
+  } catch (error) {
+    throw (settings.databaseUrl && databaseFailure(error, settings.databaseUrl)) || error
+  }
+}
+
 async function applyPending(): Promise<string[]> {
-  await initDb(databaseSettings())
   const applied = await applyMigrations()
   log().info({ applied }, applied.length ? 'migrations applied' : 'schema already up to date')
   return applied
@@ -43,9 +63,20 @@ async function applyPending(): Promise<string[]> {
 /** Applies pending migrations; resolves with their names. The process exits non-zero when it throws. */
 export async function migrate(): Promise<string[]> {
   try {
+    await openDatabase()
     return await applyPending()
   } finally {
     await closeDb()
+  }
+}
+
+/** Where the web listens and the address an operator opens: a wildcard HOST is reached on this machine as localhost. */
+function listeningOn(bound: AddressInfo, host: string): { listening: string; url: string } {
+  const wildcard = bound.address === '0.0.0.0' || bound.address === '::'
+  const urlHost = wildcard ? 'localhost' : host
+  return {
+    listening: hostAndPort(bound.address, bound.port),
+    url: `http://${hostAndPort(urlHost, bound.port)}`,
   }
 }
 
@@ -55,24 +86,36 @@ class Lifecycle {
   private worker: WorkerHandle | undefined
   private stopping: Promise<void> | undefined
 
-  async open(): Promise<void> {
-    await initDb(databaseSettings())
+  /** Checks Redis and the database before anything starts; `migrate` first applies pending migrations (start, dev). */
+  async open({ migrate = false } = {}): Promise<void> {
+    await assertQueueReachable()
+    await openDatabase()
+    if (migrate) await applyPending()
     await assertNoPendingMigrations()
     ensureEncryptionKey()
   }
 
   async listen(options: HttpAppOptions): Promise<Server> {
     const config = getConfig()
+    // The matcher is built before the port opens: the first validation or lookup a load balancer sends to a
+    // web that just (re)started is then as fresh as any other, instead of waiting seconds for the compile
+    // thread's first start and answering `upToDate: false` (issue 28).
+    const started = performance.now()
+    const snapshot = await matcherCache.get()
+    log().info(
+      { terms: snapshot.terms, forms: snapshot.forms, ms: Math.round(performance.now() - started) },
+      'matcher ready',
+    )
     const app = createHttpApp(options)
     const server = answerClientErrors(app.listen(config.port, config.host))
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve)
-      server.once('error', reject)
+      server.once('error', (error) => reject(listenFailure(error, config.host, config.port)))
     })
     this.server = server
-    const address = server.address()
-    const port = typeof address === 'object' && address ? address.port : config.port
-    log().info({ port, host: config.host }, `web listening on http://localhost:${port}`)
+    const bound = server.address() as AddressInfo
+    const { listening, url } = listeningOn(bound, config.host)
+    log().info({ host: bound.address, port: bound.port, url }, `web listening on ${listening}: open ${url}`)
     return server
   }
 
@@ -135,20 +178,18 @@ export async function worker(): Promise<void> {
 /** The embedded default: migrate, then web and worker in one process. */
 export async function start(options: WebOptions): Promise<void> {
   // The database stays open from the migration to serving: one open of the embedded engine, not two.
-  await applyPending()
   const life = new Lifecycle()
   life.onSignals()
-  await life.open()
+  await life.open({ migrate: true })
   await life.work()
   await life.listen(options)
 }
 
 /** `npm run dev`: like `start`, with the Vite dev server serving the app from source. */
 export async function dev(options: Pick<HttpAppOptions, 'build' | 'before'>): Promise<void> {
-  await applyPending()
   const life = new Lifecycle()
   life.onSignals()
-  await life.open()
+  await life.open({ migrate: true })
   await life.work()
   await life.listen({ ...options, isDev: true })
 }
@@ -160,8 +201,8 @@ export function loadConfig(): void {
 
 /** `glossary seed-admin`: needs a migrated database; the credentials come only from the environment. */
 export async function seedAdmin(): Promise<string> {
-  await initDb(databaseSettings())
   try {
+    await openDatabase()
     await assertNoPendingMigrations()
     const result = await seedAdminAccount()
     return result.created ? `created admin ${result.email}` : `${result.email} exists; role set to admin`

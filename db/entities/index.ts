@@ -5,12 +5,15 @@ import { RateLimitBucket } from './rate-limit-bucket.entity.ts'
 import { Session } from './session.entity.ts'
 import { SsoUsedState } from './sso-used-state.entity.ts'
 import { User } from './user.entity.ts'
+import { ChatConversation, ChatMessage } from './chat.entity.ts'
 import { Attachment } from './attachment.entity.ts'
 import { BusinessCategory, Domain } from './classification.entity.ts'
 import { Deletion } from './deletion.entity.ts'
 import { ImportJob } from './import-job.entity.ts'
-import { RagIndexQueue } from './index-queue.entity.ts'
+import { IndexProviderPause, RagIndexQueue, RagReindexRun } from './index-queue.entity.ts'
+import { AiRunLatencyRollup, AiRunRollup } from './ai-run-rollup.entity.ts'
 import { AiRun, MeetingChunk, RagConfig, RagPendingChunk, TermChunk, WikiChunk } from './rag.entity.ts'
+import { AiProviderConfig } from './ai-provider.entity.ts'
 import { TermCandidate } from './term-candidate.entity.ts'
 import { Meeting } from './meeting.entity.ts'
 import { Relation } from './relation.entity.ts'
@@ -44,6 +47,8 @@ export const ENTITIES = [
   Domain,
   BusinessCategory,
   RagIndexQueue,
+  IndexProviderPause,
+  RagReindexRun,
   Deletion,
   Attachment,
   ImportJob,
@@ -59,4 +64,9 @@ export const ENTITIES = [
   MeetingChunk,
   RagPendingChunk,
   AiRun,
+  AiProviderConfig,
+  AiRunRollup,
+  AiRunLatencyRollup,
+  ChatConversation,
+  ChatMessage,
 ]

@@ -55,8 +55,8 @@ export class BullmqTransport implements JobTransport {
       jobId: id,
       attempts: definition.attempts,
       backoff: { type: 'exponential', delay: definition.backoffMs },
-      removeOnComplete: KEEP_COMPLETED,
-      removeOnFail: KEEP_FAILED,
+      removeOnComplete: definition.keepFinished ? KEEP_COMPLETED : true,
+      removeOnFail: definition.keepFinished ? KEEP_FAILED : true,
     })
     return id
   }

@@ -56,6 +56,14 @@ export class InProcessTransport implements JobTransport {
     return id
   }
 
+  /** Every job runs in the process that submits it: nothing to start. */
+  consume(): void {}
+
+  /** Resolves once no job is pending (tests drain the index queue with it). */
+  async drained(): Promise<void> {
+    while (this.#jobs.size) await Promise.all([...this.#jobs.values()].map((e) => e.done))
+  }
+
   async isPending(_definition: AnyJobDefinition, id: string): Promise<boolean> {
     return this.#jobs.has(id)
   }

@@ -30,6 +30,12 @@ export interface JobDefinition<Payload = unknown, Progress extends object = obje
   backoffMs: number
   /** Jobs of this name run at once in one process. */
   concurrency: number
+  /**
+   * Whether the transport keeps a finished job for a while (BullMQ: an hour, failures a week), so a duplicate
+   * submitted just after it finished still collapses into it. Off for work whose table says whether it is
+   * done (the index stages): a kept id would silently drop the same work submitted again (issue 28).
+   */
+  keepFinished: boolean
 }
 
 /** A job that cannot succeed by being run again (bad input): no retry, whatever `attempts` says. */
@@ -46,12 +52,14 @@ export function defineJob<Schema extends z.ZodType<object>, Progress extends obj
   attempts?: number
   backoffMs?: number
   concurrency?: number
+  keepFinished?: boolean
 }): JobDefinition<z.output<Schema>, Progress> {
   if (!/^[a-z][a-z0-9-]*$/.test(definition.name)) throw new Error(`Bad job name "${definition.name}".`)
   return {
     attempts: 3,
     backoffMs: 1000,
     concurrency: 1,
+    keepFinished: true,
     ...definition,
     // A schema whose output is the payload type, whatever its input type.
     schema: definition.schema as unknown as z.ZodType<z.output<Schema>>,
@@ -85,6 +93,11 @@ export interface JobTransport {
   watch<P, S extends object>(definition: JobDefinition<P, S>, id: string): AsyncIterable<S>
   /** Resolves once the job is no longer pending (whether it succeeded or failed). */
   waitFor(definition: AnyJobDefinition, id: string): Promise<void>
+  /**
+   * Runs the definitions' jobs in this process from now on. BullMQ starts a worker per definition; the
+   * in-process transport runs every job in the process that submits it, so there is nothing to start.
+   */
+  consume(definitions: readonly AnyJobDefinition[]): void
   /** Stops taking jobs and lets the running ones finish. */
   close(): Promise<void>
 }

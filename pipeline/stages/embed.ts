@@ -1,5 +1,5 @@
 import { readPending, touch, writeEmbeddings } from '#app/services/index-queue/store.server.ts'
-import { embedderFor } from '#app/services/search/config.server.ts'
+import { embedderFor } from '#app/services/search/settings.server.ts'
 import { reuseEmbeddings } from '#app/services/search/store.server.ts'
 import { em } from '#db/orm.ts'
 import type { Stage } from './stage.ts'
@@ -13,8 +13,9 @@ export const EMBED_BATCH = 32
  * rest go to the provider in batches; each batch is stored in its own short transaction, so a retry after a
  * failure embeds only what is still missing.
  */
-export const embedStage: Stage = {
+export const embedStage: Stage<'embed'> = {
   name: 'embed',
+  provider: 'embedding',
   async run(row, settings) {
     await reuseEmbeddings(em(), row.id, settings.space)
     const missing = await readPending(em(), row.id, { unembedded: true })
@@ -28,7 +29,8 @@ export const embedStage: Stage = {
         row.id,
         batch.map((c, k) => ({ chunkIndex: c.chunkIndex, vector: vectors[k]! })),
       )
-      await touch(em(), row.id)
+      // A long row keeps its claim fresh, so the ten-minute last resort never takes it for an orphan.
+      await touch(em(), row.id, row.attempt, row.holder)
     }
     return 'next'
   },

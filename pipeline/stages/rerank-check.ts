@@ -1,5 +1,5 @@
 import { markReady } from '#app/services/index-queue/store.server.ts'
-import { rerankerFor } from '#app/services/search/config.server.ts'
+import { rerankerFor } from '#app/services/search/settings.server.ts'
 import { em } from '#db/orm.ts'
 import type { Stage } from './stage.ts'
 
@@ -12,8 +12,9 @@ let lastProbe: { key: string; at: number } | undefined
  * `ready` only when search over it can run as configured; then mark the row `ready`. A failing reranker
  * fails the row like a failing embedder (retried first).
  */
-export const rerankCheckStage: Stage = {
+export const rerankCheckStage: Stage<'rerank-check'> = {
   name: 'rerank-check',
+  provider: 'reranker',
   async run(row, settings) {
     const reranker = rerankerFor(settings, { purpose: 'index', traceId: row.id })
     if (reranker) {

@@ -1,22 +1,24 @@
-import type { SearchSettings } from '#app/services/search/config.server.ts'
-import type { QueueRow } from '#app/services/index-queue/store.server.ts'
+import type { SearchSettings } from '#app/services/search/settings.server.ts'
+import type { PausedProvider, QueueRow } from '#app/services/index-queue/store.server.ts'
 
 /**
- * What every stage shares (decision 016). A stage takes a queue row its claim holds (`processing` at
- * `attempt`) and the settings, does its part idempotently (running it twice changes nothing more), and says
- * whether the next stage runs (`next`) or the row is finished (`done`: indexed, removed or superseded).
+ * What every stage shares (decision 016). A stage takes an `index` row its claim holds (`processing` at
+ * `attempt`) and the settings search runs with, does its part idempotently (running it twice changes nothing
+ * more), and says whether the next stage runs (`next`) or the row is finished (`done`: indexed or superseded).
+ * `remove` rows never reach a stage: the flow removes them itself (`removeFromSearch`).
  */
 export type StageOutcome = 'next' | 'done'
 
 export interface HeldRow extends QueueRow {
   /** The claim's attempt number (the row's `attempts` when it was claimed). */
   attempt: number
+  /** The worker running it (its heartbeat id), written on the row whenever the claim is refreshed. */
+  holder: string
 }
 
-export interface Stage {
-  name: StageName
+export interface Stage<Name extends string = string> {
+  name: Name
+  /** The provider the stage calls, if any: while it is paused the stage does not start (decision 027). */
+  provider?: PausedProvider
   run(row: HeldRow, settings: SearchSettings): Promise<StageOutcome>
 }
-
-export const STAGE_NAMES = ['chunk', 'embed', 'upsert', 'rerank-check'] as const
-export type StageName = (typeof STAGE_NAMES)[number]

@@ -9,7 +9,7 @@ import type { Stage } from './stage.ts'
  * at the row's revision, and no newer row of the source is queued. Otherwise the row is done without writing
  * (a newer row does the work), so nothing is ever indexed over a newer revision.
  */
-export const upsertStage: Stage = {
+export const upsertStage: Stage<'upsert'> = {
   name: 'upsert',
   async run(row, settings) {
     return em().transactional(async (tx) => {

@@ -1,6 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
@@ -8,17 +7,9 @@ import { chromium, type Browser, type Page } from 'playwright-core'
 export const ROOT = path.resolve(import.meta.dirname, '../..')
 const CLI = path.join(ROOT, 'bin', 'glossary.js')
 
-/** A free loopback port (the CLI derives its default allowed origins from PORT, so 0 will not do). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as net.AddressInfo).port
-      server.close(() => resolve(port))
-    })
-    server.on('error', reject)
-  })
-}
+import { freePort } from '#tests/private-redis.ts'
+
+export { freePort }
 
 export function tempDataDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'glossary-e2e-'))
@@ -115,6 +106,37 @@ async function waitUntilReady(
       throw new Error(`${what} did not become ready:\n${output()}`)
     }
     await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+export interface BackgroundCli {
+  child: ChildProcess
+  /** Everything it printed so far, stdout and stderr. */
+  output: () => string
+  stop: (signal?: NodeJS.Signals) => Promise<number | null>
+}
+
+/**
+ * Starts `glossary <command>` in the background and returns at once: for processes with no /readyz of their
+ * own (a worker), which a test watches through what they print or write.
+ */
+export function spawnCli(command: string, env: Record<string, string> = {}): BackgroundCli {
+  const child = spawn(process.execPath, [CLI, command], {
+    cwd: ROOT,
+    env: cliEnv({ LOG_LEVEL: 'info', ...env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout!.on('data', (d) => (output += d))
+  child.stderr!.on('data', (d) => (output += d))
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  return {
+    child,
+    output: () => output,
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode === null) child.kill(signal)
+      return exited
+    },
   }
 }
 

@@ -2,6 +2,7 @@ import fs from 'node:fs'
 import { createRequire } from 'node:module'
 import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startStandIn, STAND_IN_CHAT_MODEL, type StandIn } from '#tests/provider-stand-in.ts'
 import { apiOf, useAdminAndViewer, useAppAndBrowser } from './use-app.ts'
 
 /**
@@ -39,7 +40,9 @@ interface PageCase {
 }
 
 /** Content made through the API before the pages are visited. */
-const made = { editorCookie: '', relationId: '', meetingId: '', importJobId: '' }
+const made = { editorCookie: '', relationId: '', meetingId: '', importJobId: '', conversationId: '' }
+/** The AI provider the chat answers from (the chat pages need a conversation with a cited answer). */
+let chatProvider: StandIn | undefined
 
 const LONG_TERM = {
   slug: 'api-gateway',
@@ -116,6 +119,8 @@ const PAGES: PageCase[] = [
   { who: 'viewer', path: '/sheet?share=1&cols=name&cols=definition&compact=1' },
   { who: 'viewer', path: '/embed', bare: true },
   { who: 'viewer', path: '/settings' },
+  { who: 'viewer', path: '/chat' },
+  { who: 'viewer', path: () => `/chat/${made.conversationId}`, label: '/chat/:id' },
   { who: 'viewer', path: '/terms/new', status: 403 },
   { who: 'viewer', path: '/import', status: 403 },
   { who: 'viewer', path: '/terms/no-such-term', status: 404 },
@@ -139,7 +144,10 @@ const PAGES: PageCase[] = [
   { who: 'admin', path: '/admin/audit' },
   { who: 'admin', path: '/admin/classification' },
   { who: 'admin', path: '/admin/search-index' },
+  { who: 'admin', path: '/admin/ai-observability' },
+  { who: 'admin', path: '/admin/ai-observability?hours=720&trace=no-such-trace' },
   { who: 'admin', path: '/admin/search-settings' },
+  { who: 'admin', path: '/admin/ai-provider' },
   { who: 'admin', path: '/admin/settings' },
   { who: 'admin', path: '/admin/sso' },
   { who: 'admin', path: '/meetings?status=archived' },
@@ -156,15 +164,20 @@ const KOREAN: [Who, string][] = [
   ['viewer', '/wiki/gateway-operations'],
   ['viewer', '/sheet'],
   ['viewer', '/settings'],
+  ['viewer', '/chat/:id'],
   ['viewer', '/terms/new'],
   ['viewer', '/no-such-page'],
   ['editor', '/terms/api-gateway/edit'],
   ['editor', '/import (dry run)'],
   ['admin', '/admin/users'],
   ['admin', '/admin/search-settings'],
+  ['admin', '/admin/ai-observability'],
+  ['admin', '/admin/ai-provider'],
 ]
 const NO_SCRIPT: [Who, string][] = [
   ['viewer', '/'],
+  ['viewer', '/chat'],
+  ['viewer', '/chat/:id'],
   ['viewer', '/terms'],
   ['viewer', '/terms/api-gateway'],
   ['viewer', '/check (results)'],
@@ -176,6 +189,8 @@ const NO_SCRIPT: [Who, string][] = [
   ['admin', '/admin/users'],
   ['admin', '/admin/search-settings'],
   ['admin', '/admin/sso'],
+  ['admin', '/admin/ai-observability'],
+  ['admin', '/admin/ai-provider'],
 ]
 
 function pageCase(who: Who, name: string): PageCase {
@@ -286,6 +301,20 @@ beforeAll(async () => {
     wait: true,
   })
   made.importJobId = job.id
+  // A conversation with a cited answer (the chat on, answering from the provider stand-in).
+  chatProvider = await startStandIn()
+  await call('/admin/rag-config', { chatEnabled: true }, 'PATCH')
+  await call('/admin/ai-provider', { baseUrl: chatProvider.url, model: STAND_IN_CHAT_MODEL }, 'PATCH')
+  const asked = await api('/chat', {
+    method: 'POST',
+    cookie: cookies.viewer,
+    body: { message: 'What is the API gateway and what did the naming review decide?' },
+  })
+  expect(asked.status, await asked.clone().text()).toBe(200)
+  made.conversationId = ((await asked.json()) as { conversationId: string }).conversationId
+})
+afterAll(async () => {
+  await chatProvider?.close()
 })
 
 /**

@@ -218,7 +218,7 @@ describe('/admin/search-index', () => {
     await page.getByRole('button', { name: searchEn['searchIndex.reindexButton'] }).click()
     await page.getByTestId('index-action-result').waitFor()
     expect(await page.getByTestId('index-action-result').innerText()).toBe(
-      'Queued 2 terms, 1 wiki page and 1 meeting.',
+      'A full reindex of 2 terms, 1 wiki page and 1 meeting has started. Search answers from the current index until the new one is complete.',
     )
     // No reload, no click: the page asks again every ~2 s while work is left.
     await page.locator('[data-testid="index-progress-text"][data-left="0"]').waitFor({ timeout: 120_000 })

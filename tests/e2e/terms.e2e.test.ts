@@ -456,9 +456,12 @@ describe('glossary pages in Chromium', () => {
     expect(await hasNavEntry(page, '/candidates')).toBe(false)
     expect(await hasNavEntry(page, '/import')).toBe(false)
     await navLink(page, 'Terms').click()
-    // the home page has a search box too: wait for the term list's
+    // The home page has a search box too, and the URL changes before React
+    // swaps the page: wait for the term list's heading before typing.
     await page.waitForURL('**/terms')
+    await page.getByRole('heading', { level: 1, name: 'Terms' }).waitFor()
     await page.getByRole('searchbox').fill('message')
+    await page.waitForURL((url) => url.searchParams.get('q') === 'message')
     await page.getByRole('link', { name: 'Message Queue' }).click()
     await page.waitForURL('**/terms/message-queue')
     expect(await page.getByRole('link', { name: 'Edit' }).count()).toBe(0)

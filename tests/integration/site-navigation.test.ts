@@ -6,11 +6,14 @@ import * as homePage from '#app/routes/_index.tsx'
 import * as auditPage from '#app/routes/admin.audit.tsx'
 import * as classificationPage from '#app/routes/admin.classification.tsx'
 import * as searchIndexPage from '#app/routes/admin.search-index.tsx'
+import * as aiObservabilityPage from '#app/routes/admin.ai-observability.tsx'
 import * as searchSettingsPage from '#app/routes/admin.search-settings.tsx'
+import * as aiProviderPage from '#app/routes/admin.ai-provider.tsx'
 import * as serviceSettingsPage from '#app/routes/admin.settings.tsx'
 import * as ssoPage from '#app/routes/admin.sso.tsx'
 import * as usersPage from '#app/routes/admin.users.tsx'
 import * as candidatesPage from '#app/routes/candidates.tsx'
+import * as chatPage from '#app/routes/chat.($id).tsx'
 import * as checkPage from '#app/routes/check.tsx'
 import * as importPage from '#app/routes/import._index.tsx'
 import * as meetingsPage from '#app/routes/meetings._index.tsx'
@@ -42,6 +45,7 @@ const pages = usePageServer({
   'routes/terms.$slug._index': { path: 'terms/:slug', module: termPage },
   'routes/check': { path: 'check', module: checkPage },
   'routes/search': { path: 'search', module: searchPage },
+  'routes/chat.($id)': { path: 'chat/:id?', module: chatPage },
   'routes/relations._index': { path: 'relations', module: relationsPage },
   'routes/wiki._index': { path: 'wiki', module: wikiPage },
   'routes/meetings._index': { path: 'meetings', module: meetingsPage },
@@ -54,6 +58,8 @@ const pages = usePageServer({
   'routes/admin.settings': { path: 'admin/settings', module: serviceSettingsPage },
   'routes/admin.search-settings': { path: 'admin/search-settings', module: searchSettingsPage },
   'routes/admin.search-index': { path: 'admin/search-index', module: searchIndexPage },
+  'routes/admin.ai-observability': { path: 'admin/ai-observability', module: aiObservabilityPage },
+  'routes/admin.ai-provider': { path: 'admin/ai-provider', module: aiProviderPage },
   'routes/settings': { path: 'settings', module: settingsPage },
   'routes/register': { path: 'register', module: registerPage },
   'routes/login': { path: 'login', module: loginPage },
@@ -96,7 +102,7 @@ describe('the navigation shows what the role may use, in three groups', () => {
   it('a viewer: Glossary and Content without candidates and import; no Admin', async () => {
     const { groups, links } = navOf((await pages.get('/terms', viewer.sessionHeaders)).html)
     expect(groups).toEqual(['Glossary', 'Content'])
-    expect(links).toEqual(['/terms', '/check', '/search', '/relations', '/wiki', '/meetings'])
+    expect(links).toEqual(['/terms', '/check', '/search', '/chat', '/relations', '/wiki', '/meetings'])
   })
 
   it('an editor: also term candidates and import', async () => {
@@ -106,6 +112,7 @@ describe('the navigation shows what the role may use, in three groups', () => {
       '/terms',
       '/check',
       '/search',
+      '/chat',
       '/relations',
       '/wiki',
       '/meetings',
@@ -117,7 +124,7 @@ describe('the navigation shows what the role may use, in three groups', () => {
   it('an admin: also the Admin group, classification included', async () => {
     const { groups, links } = navOf((await pages.get('/terms', admin.sessionHeaders)).html)
     expect(groups).toEqual(['Glossary', 'Content', 'Admin'])
-    expect(links.slice(8)).toEqual([
+    expect(links.slice(9)).toEqual([
       '/admin/users',
       '/admin/audit',
       '/admin/classification',
@@ -125,6 +132,8 @@ describe('the navigation shows what the role may use, in three groups', () => {
       '/admin/settings',
       '/admin/search-settings',
       '/admin/search-index',
+      '/admin/ai-observability',
+      '/admin/ai-provider',
     ])
   })
 

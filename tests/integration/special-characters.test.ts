@@ -1,12 +1,9 @@
-import fs from 'node:fs'
 import { afterAll, describe, expect, it } from 'vitest'
 import { openApiDocument } from '#app/api/registry.server.ts'
 import { STATUS } from '#app/lib/errors.server.ts'
-import { closeDb, initDb, openPglite } from '#db/orm.ts'
 import { createTerm, createUser } from '#tests/factories.ts'
 import { useApiServer, type Json } from '#tests/http.ts'
-import { openPostgresTestDb } from '#tests/setup/postgres.ts'
-import { templatePath } from '#tests/setup/test-env.ts'
+import { closeTestDb, openTestDb, type TestEngine } from '#tests/setup/db.ts'
 
 /**
  * Characters that mean something to SQL or to a driver (issue 26): every value must reach the database as a
@@ -29,15 +26,10 @@ const server = useApiServer()
 const TOKENS = [';', "'", '\\', '$1', '--', '/*', '\t\u0001\u001b\u001f\u007f'] as const
 const PLAIN = 'plain'
 
-type Engine = 'pglite' | 'postgres'
-
-async function openEngine(engine: Engine): Promise<() => Promise<void>> {
-  if (engine === 'pglite') {
-    const pglite = await openPglite(undefined, new Blob([fs.readFileSync(templatePath())]))
-    await initDb({ pglite })
-    return closeDb
-  }
-  return (await openPostgresTestDb()).drop
+/** A fresh copy of the migrated database on `engine`; answers the function that closes (and drops) it. */
+async function openEngine(engine: TestEngine): Promise<() => Promise<void>> {
+  await openTestDb(engine)
+  return closeTestDb
 }
 
 /** `text` with the token after its first character (`a;b` for an empty one): inside, where it matters. */
@@ -231,7 +223,7 @@ async function send(step: Step, headers: Record<string, string>): Promise<Answer
 }
 
 /** Runs the whole sweep for one phase on a fresh database of the engine; answers each step's answer. */
-async function run(engine: Engine, phase: string): Promise<{ steps: Step[]; answers: Answer[] }> {
+async function run(engine: TestEngine, phase: string): Promise<{ steps: Step[]; answers: Answer[] }> {
   const close = await openEngine(engine)
   try {
     const admin = await createUser({ role: 'admin', email: 'admin@example.test', name: 'Admin' })

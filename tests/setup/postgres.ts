@@ -73,22 +73,42 @@ export async function createPostgresTemplate(
   }
 }
 
-let copies = 0
+let databases = 0
+
+/**
+ * A new database of this process, named after the run's template so that the run's end drops it even when
+ * its file crashed. `from` is the template to copy: the run's migrated one, or `template0` for an empty one.
+ */
+async function createDatabase(from: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `${templateName()}_${process.pid}_${++databases}`
+  await admin((client) => client.query(`create database ${name} template ${from}`))
+  return {
+    url: databaseUrl(name),
+    drop: () =>
+      admin((client) => client.query(`drop database if exists ${name} with (force)`)).then(() => {}),
+  }
+}
 
 /**
  * Opens this process's database on PostgreSQL: a fresh copy of the run's template. Answers the database and a
  * function that closes it and drops the copy.
  */
 export async function openPostgresTestDb(): Promise<{ db: Db; drop: () => Promise<void> }> {
-  const template = templateName()
-  const name = `${template}_${process.pid}_${++copies}`
-  await admin((client) => client.query(`create database ${name} template ${template}`))
-  const db = await initDb({ databaseUrl: databaseUrl(name) })
+  const copy = await createDatabase(templateName())
+  const db = await initDb({ databaseUrl: copy.url })
   return {
     db,
     drop: async () => {
       await closeDb()
-      await admin((client) => client.query(`drop database if exists ${name} with (force)`))
+      await copy.drop()
     },
   }
+}
+
+/**
+ * A new empty PostgreSQL database (no schema, no extension), for the tests of the migrations: its address,
+ * and a function that drops it (close the database first).
+ */
+export function createEmptyPostgresDb(): Promise<{ url: string; drop: () => Promise<void> }> {
+  return createDatabase('template0')
 }

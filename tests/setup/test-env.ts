@@ -1,13 +1,31 @@
+import fs from 'node:fs'
 import path from 'node:path'
 
 /** Scratch space of the test runs (git-ignored). Each `vitest run` works in its own `run-*` folder below it. */
 export const TEST_TMP = path.resolve('tests/.tmp')
 
-/** The migrated template of this run, made by global-setup.ts and handed to the workers by environment. */
+/** The two engines the database-facing tests run on: embedded PGlite, and the machine's PostgreSQL. */
+export type TestEngine = 'pglite' | 'postgres'
+
+/**
+ * The engine of a run: `GLOSSARY_TEST_ENGINE` (vitest.postgres.config.ts sets `postgres`), else the embedded
+ * one. `env` is the workers' environment; global setup passes the one its config gives them.
+ */
+export function testEngine(env: Record<string, string | undefined> = process.env): TestEngine {
+  const value = env.GLOSSARY_TEST_ENGINE || 'pglite'
+  if (value !== 'pglite' && value !== 'postgres') {
+    throw new Error(`GLOSSARY_TEST_ENGINE must be "pglite" or "postgres", not "${value}".`)
+  }
+  return value
+}
+
+/** The embedded engine's migrated template of this run, made by global-setup.ts (not in a PostgreSQL run). */
 export function templatePath(): string {
   const file = process.env.GLOSSARY_TEST_TEMPLATE
   if (!file)
     throw new Error('GLOSSARY_TEST_TEMPLATE is not set: run the tests through vitest (global setup).')
+  if (!fs.existsSync(file))
+    throw new Error('This run made no embedded template: it runs on PostgreSQL (GLOSSARY_TEST_ENGINE).')
   return file
 }
 

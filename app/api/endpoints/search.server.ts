@@ -13,13 +13,9 @@ import {
   UpdateRagConfigSchema,
   WikiSearchResultSchema,
 } from '#app/schemas/rag.ts'
-import {
-  getRagConfig,
-  listProviderModels,
-  reindexAll,
-  testConnection,
-  updateRagConfig,
-} from '#app/services/search/config.server.ts'
+import { listProviderModels, testConnection } from '#app/services/search/provider-check.server.ts'
+import { getRagConfig, updateRagConfig } from '#app/services/search/rag-config.server.ts'
+import { reindexAll } from '#app/services/search/reindex.server.ts'
 import { searchMeetings, searchTerms, searchWiki } from '#app/services/search/search.server.ts'
 import { auditActorOf, clientOf, sessionOf } from './identity.server.ts'
 
@@ -48,7 +44,7 @@ export const SEARCH_ENDPOINTS: Endpoint[] = [
     operationId: 'updateRagConfig',
     summary: 'Change search settings (any subset of the fields)',
     description:
-      'Omitted or empty keys and header values keep the stored ones; `null` deletes a key; a stored header missing from a sent header list is deleted. A changed embedding provider, base URL, model or chunk setting queues every searchable term, published wiki page and active meeting for reindexing. ' +
+      'Omitted or empty keys and header values keep the stored ones; `null` deletes a key; a stored header missing from a sent header list is deleted. A changed embedding provider, base URL, model or chunk setting starts a full reindex of every searchable term, published wiki page and active meeting: a new index is built beside the current one and swapped in at once when complete; until then search answers from the current index, with the model it was built with. ' +
       'Stored secrets belong to their address: when the embedding or reranker base URL changes, its stored API key and custom header values are cleared unless this request sends them again (header names stay, `configured: false`); `clearedSecrets` lists what was cleared. A secret stored while the base URL was empty goes with the first one given. ' +
       'Recorded in the audit log as `settings.search` with the names of the changed fields, never their values.',
     tag: 'search',
@@ -95,7 +91,9 @@ export const SEARCH_ENDPOINTS: Endpoint[] = [
     path: '/admin/rag-config/reindex',
     operationId: 'reindexRag',
     summary:
-      'Queue every current term, active meeting and published wiki page; failed rows go back to queued',
+      'Start a full reindex of every current term, active meeting and published wiki page; failed rows go back to queued',
+    description:
+      "Builds a new index beside the current one (a worker does it in the background) and swaps it in at once when complete; search answers from the current index until then. A full reindex still building is replaced by this one. The answer counts the sources; `/readyz` and the index status page show the run's progress.",
     tag: 'search',
     access: admin,
     successStatus: 202,

@@ -55,6 +55,9 @@ export const searchEn = {
   'searchSettings.enabled': 'Use search by meaning',
   'searchSettings.enabledHint':
     'When on, terms, published wiki pages and meetings are indexed with the embedding provider below, and Search finds them by meaning.',
+  'searchSettings.chatEnabled': 'Answer questions in the chat',
+  'searchSettings.chatEnabledHint':
+    'When on, signed-in users can ask the chat; it answers with the model of the AI provider settings, citing terms, wiki pages and meeting records.',
   'searchSettings.embedding': 'Embedding',
   'searchSettings.embeddingHint':
     'The model that turns texts into vectors. Needed for search by meaning; ask whoever runs the model server for its address and key.',
@@ -116,6 +119,16 @@ export const searchEn = {
   'searchIndex.upToDate': 'Nothing is waiting: the index is up to date.',
   'searchIndex.left': '{done} of {total} done, {left} left',
   'searchIndex.refresh': 'Refresh',
+  'searchIndex.workers': 'Workers running',
+  'searchIndex.oldestDue': 'Oldest waiting row',
+  'searchIndex.seconds': '{n} s',
+  'searchIndex.none': '—',
+  'searchIndex.noWorker':
+    'No worker is running: queued rows wait until one starts (glossary worker, or glossary start).',
+  'searchIndex.behind':
+    'The oldest row has waited {n} s: the workers are not keeping up, or none is running.',
+  'searchIndex.paused':
+    'The {provider} provider is paused until {until}; rows that need it wait without using their retries. Last failure: {reason}',
   'searchIndex.indexedTerms': 'Terms indexed',
   'searchIndex.state.queued': 'Queued',
   'searchIndex.state.processing': 'Processing',
@@ -123,9 +136,17 @@ export const searchEn = {
   'searchIndex.state.failed': 'Failed',
   'searchIndex.reindex': 'Reindex everything',
   'searchIndex.reindexHint':
-    'Queues every current term, published wiki page and active meeting at its latest revision; failed rows are retried too.',
+    'Builds a new index of every current term, published wiki page and active meeting at its latest revision, beside the current one, and switches to it at once when it is complete; search answers from the current index until then. Failed rows are retried too.',
   'searchIndex.reindexButton': 'Reindex',
-  'searchIndex.reindexed': 'Queued {terms}, {wiki} and {meetings}.',
+  'searchIndex.reindexed':
+    'A full reindex of {terms}, {wiki} and {meetings} has started. Search answers from the current index until the new one is complete.',
+  'searchIndex.run':
+    'A full reindex is building a new index: {done} of {total} sources done ({phase}). Search answers from the current index until the new one is complete, then switches at once.',
+  'searchIndex.phase.loading': 'reading and embedding',
+  'searchIndex.phase.indexing': 'building the vector index',
+  'searchIndex.phase.swapping': 'switching over',
+  'searchIndex.runFailed':
+    'The last full reindex failed ({when}), and its sources were queued one by one instead. The reason: {reason}',
   'count.wikiPage.one': '{count} wiki page',
   'count.wikiPage.other': '{count} wiki pages',
   'count.meeting.one': '{count} meeting',
@@ -205,6 +226,9 @@ export const searchKo: Record<Exclude<keyof typeof searchEn, `${string}.one`>, s
   'searchSettings.enabled': '의미 검색 사용',
   'searchSettings.enabledHint':
     '켜면 용어, 게시된 위키 문서, 회의록을 아래 임베딩 공급자로 색인하고, 검색에서 의미로 찾을 수 있습니다.',
+  'searchSettings.chatEnabled': '챗봇으로 질문에 답하기',
+  'searchSettings.chatEnabledHint':
+    '켜면 로그인한 사용자가 챗봇에 질문할 수 있습니다. 챗봇은 AI 공급자 설정의 모델로 용어, 위키 문서, 회의록을 인용해 답합니다.',
   'searchSettings.embedding': '임베딩',
   'searchSettings.embeddingHint':
     '텍스트를 벡터로 바꾸는 모델입니다. 의미 검색에 필요합니다. 주소와 키는 모델 서버를 운영하는 사람에게 문의하세요.',
@@ -264,6 +288,16 @@ export const searchKo: Record<Exclude<keyof typeof searchEn, `${string}.one`>, s
   'searchIndex.upToDate': '기다리는 작업이 없습니다. 색인이 최신입니다.',
   'searchIndex.left': '{total}개 중 {done}개 완료, {left}개 남음',
   'searchIndex.refresh': '새로 고침',
+  'searchIndex.workers': '실행 중인 워커',
+  'searchIndex.oldestDue': '가장 오래 기다린 행',
+  'searchIndex.seconds': '{n}초',
+  'searchIndex.none': '—',
+  'searchIndex.noWorker':
+    '실행 중인 워커가 없습니다. 워커가 시작될 때까지 대기 중인 행은 기다립니다(glossary worker 또는 glossary start).',
+  'searchIndex.behind':
+    '가장 오래된 행이 {n}초 기다렸습니다. 워커가 따라가지 못하거나 실행 중인 워커가 없습니다.',
+  'searchIndex.paused':
+    '{provider} 공급자가 {until}까지 일시 중지되었습니다. 이 공급자가 필요한 행은 재시도 횟수를 쓰지 않고 기다립니다. 마지막 실패: {reason}',
   'searchIndex.indexedTerms': '색인된 용어',
   'searchIndex.state.queued': '대기',
   'searchIndex.state.processing': '처리 중',
@@ -271,9 +305,17 @@ export const searchKo: Record<Exclude<keyof typeof searchEn, `${string}.one`>, s
   'searchIndex.state.failed': '실패',
   'searchIndex.reindex': '전체 다시 색인',
   'searchIndex.reindexHint':
-    '현재 용어, 게시된 위키 문서, 활성 회의록을 모두 최신 리비전으로 대기열에 넣습니다. 실패한 행도 다시 시도합니다.',
+    '현재 용어, 게시된 위키 문서, 활성 회의록을 모두 최신 리비전으로 지금 색인 옆에 새 색인을 만들고, 완성되면 한 번에 바꿉니다. 그때까지 검색은 지금 색인으로 답합니다. 실패한 행도 다시 시도합니다.',
   'searchIndex.reindexButton': '다시 색인',
-  'searchIndex.reindexed': '{terms}, {wiki}, {meetings}를 대기열에 넣었습니다.',
+  'searchIndex.reindexed':
+    '{terms}, {wiki}, {meetings}의 전체 다시 색인을 시작했습니다. 새 색인이 완성될 때까지 검색은 지금 색인으로 답합니다.',
+  'searchIndex.run':
+    '전체 다시 색인이 새 색인을 만드는 중입니다: 원본 {total}개 중 {done}개 완료({phase}). 새 색인이 완성될 때까지 검색은 지금 색인으로 답하고, 완성되면 한 번에 바꿉니다.',
+  'searchIndex.phase.loading': '읽고 임베딩하는 중',
+  'searchIndex.phase.indexing': '벡터 색인을 만드는 중',
+  'searchIndex.phase.swapping': '바꾸는 중',
+  'searchIndex.runFailed':
+    '마지막 전체 다시 색인이 실패했습니다({when}). 대신 원본을 하나씩 대기열에 넣었습니다. 이유: {reason}',
   'count.wikiPage.other': '위키 문서 {count}개',
   'count.meeting.other': '회의록 {count}개',
   'searchIndex.retried': '실패한 행 {n}개를 다시 대기열에 넣었습니다.',

@@ -50,6 +50,9 @@ export const termsEn = {
   'term.revisionN': 'revision {revision}',
   'term.edit': 'Edit',
   'term.mergedInto': 'This term was merged into',
+  'term.citedRevision':
+    'You followed a citation of revision {cited}. The term has changed since: this page shows revision {current}.',
+  'term.citedRevisionCompare': 'See what changed since revision {cited}',
   'term.oldSlugs': 'old addresses',
   'term.noDefinition': 'No definition yet.',
   'term.noNotations': 'No additional notations.',
@@ -262,6 +265,9 @@ export const termsKo: Record<Exclude<keyof typeof termsEn, `${string}.one`>, str
   'term.revisionN': '{revision}번째 판',
   'term.edit': '편집',
   'term.mergedInto': '이 용어는 다음 용어로 병합되었습니다:',
+  'term.citedRevision':
+    '{cited}번째 판을 인용한 링크로 들어왔습니다. 그 뒤 용어가 바뀌어, 이 페이지는 {current}번째 판을 보여 줍니다.',
+  'term.citedRevisionCompare': '{cited}번째 판 이후 바뀐 내용 보기',
   'term.oldSlugs': '이전 주소',
   'term.noDefinition': '아직 정의가 없습니다.',
   'term.noNotations': '추가 표기가 없습니다.',

@@ -38,6 +38,38 @@ export interface Reranker {
   rerank(query: string, documents: readonly string[]): Promise<{ scores: number[]; usage: Usage }>
 }
 
+/** One message of a chat-completion call. */
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant'
+  content: string
+}
+
+export interface ChatOptions {
+  temperature?: number
+  maxTokens?: number
+}
+
+/** The answer of a chat-completion call: its whole text and the tokens the provider reported. */
+export interface ChatCompletion {
+  text: string
+  usage: Usage
+}
+
+/**
+ * A chat-completion model (task `llm`, issue 29). `complete` waits for the whole answer; `stream` asks the
+ * provider to stream and hands each piece of text to `onText` as it arrives, then resolves like `complete`.
+ */
+export interface ChatCompleter {
+  readonly provider: string
+  readonly target: ProviderTarget
+  complete(messages: readonly ChatMessage[], options?: ChatOptions): Promise<ChatCompletion>
+  stream(
+    messages: readonly ChatMessage[],
+    options: ChatOptions,
+    onText: (text: string) => void,
+  ): Promise<ChatCompletion>
+}
+
 export interface ModelInfo {
   id: string
   label: string
@@ -49,6 +81,8 @@ export class ProviderError extends Error {
     readonly failureClass: AiFailureClass,
     message: string,
     readonly httpStatus: number | null = null,
+    /** How long the provider asked callers to wait (`Retry-After`), when it said. */
+    readonly retryAfterMs: number | null = null,
   ) {
     super(message)
     this.name = 'ProviderError'
@@ -112,6 +146,7 @@ export async function callProvider(
       failureClass,
       `${what}: ${failureClass} (HTTP ${response.status}).`,
       response.status,
+      response.retryAfter === undefined ? null : response.retryAfter * 1000,
     )
   }
   if (response.json === undefined) {

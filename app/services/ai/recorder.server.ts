@@ -2,7 +2,13 @@ import crypto from 'node:crypto'
 import { log } from '#app/lib/logger.server.ts'
 import { em } from '#db/orm.ts'
 import type { AiPurpose, AiTask } from '#domain/rag.ts'
-import { ProviderError, type Embedder, type Reranker, type Usage } from './provider.server.ts'
+import {
+  ProviderError,
+  type ChatCompleter,
+  type Embedder,
+  type Reranker,
+  type Usage,
+} from './provider.server.ts'
 import { finishRun, insertRun } from './store.server.ts'
 
 /**
@@ -32,7 +38,9 @@ export async function recordCall<T extends object>(
   // A record that cannot be written never stops the call it describes.
   const safely = (what: string, write: () => Promise<void>) =>
     write().catch((err: unknown) => log().warn({ err, aiRunId: id }, `ai run record: ${what} failed`))
-  await safely('start', () =>
+  // The `running` row is written while the call is under way, not before it: its insert costs the caller no
+  // wait, and it is in place before the finish (which awaits it), so a process that dies mid-call leaves it.
+  const recorded = safely('start', () =>
     insertRun(em(), {
       id,
       traceId,
@@ -46,6 +54,7 @@ export async function recordCall<T extends object>(
   const started = performance.now()
   try {
     const result = await call()
+    await recorded
     await safely('finish', () =>
       finishRun(em(), id, {
         status: 'succeeded',
@@ -58,6 +67,7 @@ export async function recordCall<T extends object>(
     return result
   } catch (error) {
     const failure = error instanceof ProviderError ? error : null
+    await recorded
     await safely('finish', () =>
       finishRun(em(), id, {
         status: 'failed',
@@ -105,5 +115,27 @@ export function recordedReranker(reranker: Reranker, context: RunContext): Reran
         },
         () => reranker.rerank(query, documents),
       ),
+  }
+}
+
+/**
+ * The chat model with every call recorded (task `llm`): one row per `complete` or `stream`, with the number
+ * of messages as its items and the tokens the provider reported; the prompt and the answer stay out of it.
+ * A stream is one call: its row finishes when the last piece has arrived (or the stream failed).
+ */
+export function recordedChat(chat: ChatCompleter, context: RunContext): ChatCompleter {
+  const meta = (messages: readonly unknown[]) => ({
+    task: 'llm' as const,
+    provider: chat.provider,
+    model: chat.target.model,
+    items: messages.length,
+    ...context,
+  })
+  return {
+    provider: chat.provider,
+    target: chat.target,
+    complete: (messages, options) => recordCall(meta(messages), () => chat.complete(messages, options)),
+    stream: (messages, options, onText) =>
+      recordCall(meta(messages), () => chat.stream(messages, options, onText)),
   }
 }

@@ -1,6 +1,6 @@
 import type { EmbeddingProvider, RerankerProvider } from '#domain/rag.ts'
-import type { Embedder, ProviderTarget, Reranker } from './provider.server.ts'
-import { alphaEmbedder, alphaReranker } from './providers/alpha-compatible.server.ts'
+import type { ChatCompleter, Embedder, ProviderTarget, Reranker } from './provider.server.ts'
+import { alphaChat, alphaEmbedder, alphaReranker } from './providers/alpha-compatible.server.ts'
 import { betaEmbedder, BETA_KEY_HEADER } from './providers/beta.server.ts'
 import { gammaReranker } from './providers/gamma-compatible.server.ts'
 
@@ -11,6 +11,14 @@ export function embedderOf(kind: EmbeddingProvider, target: ProviderTarget): Emb
 
 export function rerankerOf(kind: RerankerProvider, target: ProviderTarget): Reranker {
   return kind === 'gamma_compatible' ? gammaReranker(target) : alphaReranker(target)
+}
+
+/** The chat-completion module of a provider kind (issue 29: `alpha_compatible` only). */
+export function chatOf(kind: 'alpha_compatible', target: ProviderTarget): ChatCompleter {
+  switch (kind) {
+    case 'alpha_compatible':
+      return alphaChat(target)
+  }
 }
 
 /** The key's header for `GET {baseUrl}/models` of a provider kind. */

@@ -32,6 +32,7 @@ export const AUDIT_ACTIONS = [
   'settings.validation',
   'settings.sso',
   'settings.search',
+  'settings.ai_provider',
   'auth.sso_login',
   'account.sso_refresh',
 ] as const

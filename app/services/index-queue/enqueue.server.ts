@@ -1,7 +1,7 @@
-import crypto from 'node:crypto'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { IndexSourceType } from '#db/entities/index-queue.entity.ts'
 import type { IndexQueueAction } from '#domain/content.ts'
+import { upsertQueuedRows } from './store.server.ts'
 
 /**
  * The outbox side of the index pipeline (design §4): every change that affects search puts the source on
@@ -31,12 +31,13 @@ export async function enqueueIndexMany(tx: EntityManager, items: readonly IndexQ
 /**
  * Writes the one `queued` row of each source with `action`. A source that already has one takes the new
  * action (the latest intent wins: a page published again after it was archived is indexed, not removed)
- * and keeps the higher revision (never backwards).
+ * and keeps the higher revision (never backwards). `runId` gives the rows to a full reindex run (decision 028).
  */
 export async function upsertQueued(
   tx: EntityManager,
   items: readonly IndexQueueItem[],
   action: IndexQueueAction,
+  runId: string | null = null,
 ): Promise<void> {
   if (items.length === 0) return
   // One row per source: ON CONFLICT may not touch the same row twice in one statement.
@@ -46,53 +47,5 @@ export async function upsertQueued(
     const prev = latest.get(key)
     if (!prev || prev.revision < item.revision) latest.set(key, item)
   }
-  const rows = [...latest.values()].map((item) => ({
-    id: crypto.randomUUID(),
-    source_type: item.sourceType,
-    source_id: item.sourceId,
-    revision: item.revision,
-  }))
-  await tx.execute(
-    `insert into rag_index_queue (id, source_type, source_id, revision, action, status, attempts, created_at, updated_at)
-     select x.id, x.source_type, x.source_id, x.revision, ?, 'queued', 0, now(), now()
-       from jsonb_to_recordset(?::jsonb) as x(id uuid, source_type text, source_id uuid, revision integer)
-     on conflict (source_type, source_id) where status = 'queued'
-     do update set revision = greatest(rag_index_queue.revision, excluded.revision), action = excluded.action,
-                   updated_at = now()`,
-    [action, JSON.stringify(rows)],
-    'run',
-  )
-}
-
-/**
- * Puts `failed` rows back to `queued` (spec: "failed → full reindex after the connection is fixed → queued"),
- * one per source: the newest failed row of a source without a queued row is revived, the source's other
- * failed rows are deleted (a source has at most one queued row). `ids` limits it to the sources of those
- * failed rows (the index status page's per-row retry) and revives only those rows; without it every failed
- * row is retried. Answers how many rows were revived.
- */
-export async function requeueFailed(tx: EntityManager, ids?: readonly string[]): Promise<number> {
-  // `null` means every failed row; an empty list means none.
-  const only = ids === undefined ? null : `{${ids.join(',')}}`
-  await tx.execute(
-    `delete from rag_index_queue f
-      where f.status = 'failed'
-        and (?::uuid[] is null or exists (select 1 from rag_index_queue s where s.id = any(?::uuid[])
-                                            and s.source_type = f.source_type and s.source_id = f.source_id))
-        and (exists (select 1 from rag_index_queue q where q.status = 'queued'
-                       and q.source_type = f.source_type and q.source_id = f.source_id)
-             or exists (select 1 from rag_index_queue g where g.status = 'failed' and g.source_type = f.source_type
-                          and g.source_id = f.source_id and (g.created_at, g.id) > (f.created_at, f.id)))`,
-    [only, only],
-    'run',
-  )
-  const rows = await tx.execute<{ n: string }[]>(
-    `with revived as (
-       update rag_index_queue set status = 'queued', attempts = 0, error = null, locked_at = null,
-              finished_at = null, available_at = now(), updated_at = now()
-        where status = 'failed' and (?::uuid[] is null or id = any(?::uuid[])) returning 1)
-     select count(*) as n from revived`,
-    [only, only],
-  )
-  return Number(rows[0]?.n ?? 0)
+  await upsertQueuedRows(tx, [...latest.values()], action, runId)
 }

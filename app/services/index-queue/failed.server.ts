@@ -2,13 +2,12 @@ import type { IndexSourceType } from '#db/entities/index-queue.entity.ts'
 import { em } from '#db/orm.ts'
 import { isoOrNull } from '#db/sql.ts'
 import type { IndexQueueAction } from '#domain/content.ts'
-import { requeueFailed } from './enqueue.server.ts'
-import { selectFailedRows } from './store.server.ts'
+import { reviveFailedRows, selectFailedRows } from './store.server.ts'
 
 /**
  * The failed rows of the index queue as an administrator sees them (issue 12, the index status page): what
  * failed, why (the row's short, secret-free message, decision 016) and a retry. A retry is the same move as a
- * full reindex makes for failed rows (`requeueFailed`): back to `queued` with its attempts reset.
+ * full reindex makes for failed rows (`reviveFailedRows`: failed → queued, spec: "failed → full reindex after the connection is fixed → queued"): back to `queued` with its attempts reset.
  */
 
 export interface FailedIndexRow {
@@ -63,6 +62,6 @@ export async function countFailedIndexRows(): Promise<number> {
 export async function retryFailedIndexRows(options: { ids?: readonly string[] } = {}): Promise<{
   requeued: number
 }> {
-  const requeued = await em().transactional((tx) => requeueFailed(tx, options.ids))
+  const requeued = await em().transactional((tx) => reviveFailedRows(tx, options.ids))
   return { requeued }
 }

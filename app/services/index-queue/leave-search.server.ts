@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { IndexSourceType } from '#db/entities/index-queue.entity.ts'
 import { upsertQueued } from './enqueue.server.ts'
+import { deleteFailedRowsOf } from './store.server.ts'
 
 /**
  * The one way out of search (docs/decisions/006-term-model.md, "Leaving search"). A deleted term, a term
@@ -20,11 +21,7 @@ export async function leaveSearch(
   tx: EntityManager,
   source: { kind: IndexSourceType; id: string; revision: number },
 ): Promise<void> {
-  await tx.execute(
-    `delete from rag_index_queue where source_type = ? and source_id = ? and status = 'failed'`,
-    [source.kind, source.id],
-    'run',
-  )
+  await deleteFailedRowsOf(tx, source.kind, source.id)
   await upsertQueued(
     tx,
     [{ sourceType: source.kind, sourceId: source.id, revision: source.revision }],

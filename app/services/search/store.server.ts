@@ -1,19 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { countChanged, iso, parseJson, uuidArray } from '#db/sql.ts'
+import { countChanged, iso, parseJson, sqlState, uuidArray } from '#db/sql.ts'
 import type { EmbeddingProvider, RerankerProvider } from '#domain/rag.ts'
 import type { RagStats } from '#app/schemas/rag.ts'
+import type { StoredHeader } from '#app/services/ai/provider-secrets.server.ts'
 
 /**
  * The SQL of search by meaning: the settings row (`rag_config`, secrets as stored ciphertext), the chunk
  * tables of terms, wiki pages and meetings (replace, reuse, KNN) and the index statistics. Rules live in
- * config.server.ts, search.server.ts and the pipeline's stages.
+ * settings.server.ts, rag-config.server.ts, retrieval.server.ts and the pipeline's stages.
  */
-
-/** A stored custom header: its name and its encrypted value. */
-export interface StoredHeader {
-  name: string
-  value: string
-}
 
 export interface RagConfigRow {
   enabled: boolean
@@ -175,6 +170,19 @@ export const CHUNK_TABLES: Record<SourceKind, { table: string; owner: string }> 
   meeting: { table: 'meeting_chunks', owner: 'meeting_id' },
 }
 
+/** The shadow table a full reindex run builds for a kind's chunk table (decision 028). */
+export const shadowOf = (kind: SourceKind) => `${CHUNK_TABLES[kind].table}_next`
+
+/** The chunk tables holding vectors now: the live ones, and a building run's shadow tables. */
+async function vectorTables(manager: EntityManager): Promise<string[]> {
+  const kinds = Object.keys(CHUNK_TABLES) as SourceKind[]
+  const shadows = await manager.execute<{ name: string }[]>(
+    `select relname as name from pg_class where relkind = 'r' and relname = any(?::text[]) and pg_table_is_visible(oid)`,
+    [`{${kinds.map(shadowOf).join(',')}}`],
+  )
+  return [...kinds.map((k) => CHUNK_TABLES[k].table), ...shadows.map((r) => r.name)]
+}
+
 /** Deletes a source's chunks; answers how many. */
 export async function deleteChunks(tx: EntityManager, kind: SourceKind, sourceId: string): Promise<number> {
   const { table, owner } = CHUNK_TABLES[kind]
@@ -218,17 +226,33 @@ export async function insertChunksFromPending(
 
 /**
  * Gives a queue row's pending chunks the vectors already computed in `space` for the same text (any chunk
- * table), inside the database so vectors are never re-parsed; answers how many were reused.
+ * table, and a building run's shadow tables), inside the database so vectors are never re-parsed; answers how
+ * many were reused.
  */
 export async function reuseEmbeddings(
   manager: EntityManager,
   queueId: string,
   space: string,
 ): Promise<number> {
+  try {
+    return await reuseFrom(manager, queueId, space, await vectorTables(manager))
+  } catch (error) {
+    // A run's shadow table was swapped in or dropped between the two statements: once more, with the tables now.
+    if (sqlState(error) !== '42P01') throw error
+    return reuseFrom(manager, queueId, space, await vectorTables(manager))
+  }
+}
+
+async function reuseFrom(
+  manager: EntityManager,
+  queueId: string,
+  space: string,
+  tables: readonly string[],
+): Promise<number> {
   const wanted = `select content_hash from rag_pending_chunks where queue_id = ? and embedding is null`
-  const union = Object.values(CHUNK_TABLES)
+  const union = tables
     .map(
-      ({ table }) =>
+      (table) =>
         `select content_hash, embedding from ${table} where model = ? and content_hash in (${wanted})`,
     )
     .join(' union all ')
@@ -239,7 +263,7 @@ export async function reuseEmbeddings(
         where p.queue_id = ? and p.embedding is null and p.content_hash = r.content_hash
        returning 1)
      select count(*) as n from reused`,
-    [space, queueId, space, queueId, space, queueId, queueId],
+    [...tables.flatMap(() => [space, queueId]), queueId],
   )
   return Number(rows[0]?.n ?? 0)
 }
@@ -272,33 +296,37 @@ const MAX_EF_SEARCH = 1000
  * to MAX_CANDIDATES. The query vector is sent (and parsed) once.
  *
  * `columns` are the chunk columns the outer query reads from `nn` (never the embedding); `outer.select` is
- * its select list (with `nn.distance`), `outer.from` what follows `from nn` (joins and `where`).
+ * its select list (with `nn.distance`), `outer.from` what follows `from nn` (joins and `where`). `efSearch`
+ * replaces `HNSW_SEARCH.efSearch` for a caller that needs only a few nearest passages (the chatbot's evidence).
  */
 async function knn<T extends object>(
   manager: EntityManager,
   kind: SourceKind,
-  query: { vector: string; space: string; limit: number },
+  query: { vector: string; space: string; limit: number; efSearch?: number },
   columns: string,
   outer: { select: string; from: string; params: unknown[] },
 ): Promise<T[]> {
   const { table } = CHUNK_TABLES[kind]
   for (let candidates = query.limit * OVERFETCH; ; candidates = Math.min(MAX_CANDIDATES, candidates * 8)) {
     const rows = await manager.transactional(async (tx) => {
-      await tx.execute(
-        `set local hnsw.ef_search = ${Math.min(MAX_EF_SEARCH, Math.max(HNSW_SEARCH.efSearch, candidates))}`,
-        [],
-        'run',
-      )
+      const efSearch = Math.min(MAX_EF_SEARCH, Math.max(query.efSearch ?? HNSW_SEARCH.efSearch, candidates))
       // The planner costs a scan of the chunk table cheaply (the vectors live in TOAST, which its estimate
       // ignores): at 100,000 chunks it preferred a sequential scan and sort (0.7 s) to the HNSW index, and with
       // sequential scans off, a bitmap scan of another index and a sort (0.8–1.7 s for the larger candidate
-      // sets). Without those three the ordered HNSW scan is the plan (decision 016 "Speed").
+      // sets). Without those three the ordered HNSW scan is the plan (decision 016 "Speed"). The outer
+      // `order by` still needs a sort, which `enable_sort = off` prices at 1e10: far past `jit_above_cost`, so
+      // PostgreSQL compiled every search with LLVM (0.3–0.5 s, for a 13 ms index scan; issue 28). Hence JIT
+      // off here too (PGlite has no JIT but accepts the setting). One statement for all of them: on the
+      // embedded engine each statement costs a round of its own.
+      const iterative = (await hasIterativeScan(tx))
+        ? `, set_config('hnsw.iterative_scan', 'relaxed_order', true)`
+        : ''
       await tx.execute(
-        `select set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true),
-                set_config('enable_sort', 'off', true)`,
+        `select set_config('hnsw.ef_search', ?, true), set_config('enable_seqscan', 'off', true),
+                set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true),
+                set_config('jit', 'off', true)${iterative}`,
+        [String(efSearch)],
       )
-      if (await hasIterativeScan(tx))
-        await tx.execute(`set local hnsw.iterative_scan = relaxed_order`, [], 'run')
       return tx.execute<(T & { candidates: string })[]>(
         `with nn as materialized (
            select ${columns}, embedding <=> ?::vector as distance
@@ -358,7 +386,7 @@ const TERM_LIVE = `t.deleted_at is null and t.status <> 'merged' and c.model = ?
 /** The nearest chunks of the current revision of live terms. */
 export async function searchTermChunks(
   manager: EntityManager,
-  query: { vector: string; space: string; limit: number; domain: string | null },
+  query: { vector: string; space: string; limit: number; domain: string | null; efSearch?: number },
 ): Promise<TermChunkHit[]> {
   const params: unknown[] = []
   let domain = ''
@@ -423,7 +451,7 @@ export interface WikiChunkHit {
 /** The nearest chunks of the current revision of published pages. */
 export async function searchWikiChunks(
   manager: EntityManager,
-  query: { vector: string; space: string; limit: number; domain: string | null },
+  query: { vector: string; space: string; limit: number; domain: string | null; efSearch?: number },
 ): Promise<WikiChunkHit[]> {
   const params: unknown[] = []
   let domain = ''
@@ -467,6 +495,7 @@ export async function searchMeetingChunks(
     vector: string
     space: string
     limit: number
+    efSearch?: number
     domain: string | null
     team: string | null
     from: Date | null

@@ -5,6 +5,7 @@ import { recordAudit, type ClientInfo } from '#app/services/audit/audit.server.t
 import { verifyPassword } from '#app/services/auth/password.server.ts'
 import { deleteUserKeys, deleteUserSessions, lockAdmins } from '#app/services/auth/store.server.ts'
 import { blockIdentitiesOf } from '#app/services/sso/accounts.server.ts'
+import { deleteChatHistory } from '#app/services/chat/chat.server.ts'
 import { deleteUserRow, selectUser } from './store.server.ts'
 import { assertNotLastAdmin, userTarget } from './users.server.ts'
 
@@ -12,9 +13,8 @@ import { assertNotLastAdmin, userTarget } from './users.server.ts'
  * What an account's deletion removes besides the `users` row, run in order inside the deleting transaction.
  * A feature that keeps private per-user data adds its step here.
  *
- * - Private chat history: the chat tables do not exist yet. The chat feature adds
- *   `{ name: 'chat history', run: (tx, userId) => deleteChatHistory(tx, userId) }` here (its foreign keys to
- *   `users` may also say `on delete cascade`, which the final row delete then applies).
+ * - Private chat history: the user's conversations and their messages (`deleteChatHistory`; their foreign keys
+ *   to `users` also say `on delete cascade`, which the final row delete would apply).
  * - SSO identities: their SHA-256 is kept in `sso_identity_blocks` (spec accounts rule 5, decision 018) before the
  *   `user_identities` rows cascade away.
  *
@@ -29,6 +29,7 @@ export interface AccountCleanupStep {
 export const ACCOUNT_CLEANUP_STEPS: AccountCleanupStep[] = [
   { name: 'sessions', run: deleteUserSessions },
   { name: 'api keys', run: deleteUserKeys },
+  { name: 'chat history', run: deleteChatHistory },
   { name: 'sso identities blocked', run: blockIdentitiesOf },
 ]
 

@@ -104,8 +104,10 @@ export async function updateWikiPage(options: {
   const { input, actor } = options
   const slug = options.slug.normalize('NFKC').toLowerCase()
   return em().transactional(async (tx) => {
+    // Lock, then read: on PostgreSQL an edit that commits while this one waits for the lock would be missing
+    // from a read made before it, so a stale `baseRevision` would pass and the revision insert collide.
+    await lockPage(tx, (await loadWikiPageDto(tx, slug)).id)
     const current = await loadWikiPageDto(tx, slug)
-    await lockPage(tx, current.id)
     if (input.baseRevision !== undefined && input.baseRevision !== current.revision) {
       throw new AppError(
         'revision_conflict',

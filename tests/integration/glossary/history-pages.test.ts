@@ -98,4 +98,21 @@ describe('the history control', () => {
     )
     expect(pageText((await pages.get('/terms/gateway', ko)).html)).toContain('전체 이력 (판 2개)')
   })
+
+  it('a citation of an older revision (?revision=N, the chat\u2019s term links) says the term changed and links the changes', async () => {
+    const cited = await pages.get('/terms/gateway?revision=1', admin.sessionHeaders)
+    expect(pageText(cited.html)).toContain(
+      'You followed a citation of revision 1. The term has changed since: this page shows revision 2.',
+    )
+    expect(cited.html).toContain('href="/terms/gateway/history?from=1&amp;to=2"')
+    expect(pageText((await pages.get('/terms/gateway?revision=1', ko)).html)).toContain(
+      '1번째 판을 인용한 링크로 들어왔습니다.',
+    )
+    // The current revision, a revision the term does not have yet, or a malformed one: no notice.
+    for (const revision of ['2', '3', 'x', '0', '-1']) {
+      const page = await pages.get(`/terms/gateway?revision=${revision}`, admin.sessionHeaders)
+      expect(page.status).toBe(200)
+      expect(page.html).not.toContain('data-testid="cited-revision"')
+    }
+  })
 })

@@ -10,7 +10,7 @@ import {
   type TestUser,
 } from '#tests/factories.ts'
 import { useApiServer } from '#tests/http.ts'
-import { useTestDb } from '#tests/setup/db.ts'
+import { testEngine, useTestDb } from '#tests/setup/db.ts'
 
 // A tool that saves a term and then validates must see it (issue 9, defect 8).
 useTestDb()
@@ -182,16 +182,20 @@ describe('validation right after a save', () => {
     expect(snapshot.byKey.has('warmbit')).toBe(true)
   })
 
-  it('on the embedded database, learns of a save made outside the app at its commit, without polling', async () => {
-    const before = await matcherCache.whenIdle()
-    await createTerm({ name: 'Notice Term' })
-    await matcherCache.whenIdle()
-    const [{ id }] = await em().execute<{ id: string }[]>(`select id from terms where name = 'Notice Term'`)
-    // A save that bypasses the in-process event: only the trigger's `glossary_changed` notification tells.
-    await saveInAnotherProcess(id, 'Noticebit')
-    await matcherCache.get()
-    const after = await matcherCache.whenIdle()
-    expect(after!.version).toBeGreaterThan(before!.version)
-    expect(after!.byKey.has('noticebit')).toBe(true)
-  })
+  // PostgreSQL delivers no commit notification to this process: there the test above is the rule.
+  it.skipIf(testEngine() === 'postgres')(
+    'on the embedded database, learns of a save made outside the app at its commit, without polling',
+    async () => {
+      const before = await matcherCache.whenIdle()
+      await createTerm({ name: 'Notice Term' })
+      await matcherCache.whenIdle()
+      const [{ id }] = await em().execute<{ id: string }[]>(`select id from terms where name = 'Notice Term'`)
+      // A save that bypasses the in-process event: only the trigger's `glossary_changed` notification tells.
+      await saveInAnotherProcess(id, 'Noticebit')
+      await matcherCache.get()
+      const after = await matcherCache.whenIdle()
+      expect(after!.version).toBeGreaterThan(before!.version)
+      expect(after!.byKey.has('noticebit')).toBe(true)
+    },
+  )
 })

@@ -178,6 +178,7 @@ describe('DELETE /account', () => {
     expect(ACCOUNT_CLEANUP_STEPS.map((s) => s.name)).toEqual([
       'sessions',
       'api keys',
+      'chat history',
       'sso identities blocked',
     ])
   })

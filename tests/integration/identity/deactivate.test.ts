@@ -9,11 +9,10 @@ import { createSession, SESSION_COOKIE } from '#app/services/auth/sessions.serve
 import { updateUser } from '#app/services/users/users.server.ts'
 import { accountForIdentity, SsoFailure } from '#app/services/sso/accounts.server.ts'
 import { insertIdentity } from '#app/services/sso/store.server.ts'
-import { closeDb, em } from '#db/orm.ts'
+import { em } from '#db/orm.ts'
 import { createApiKey, createTerm, createUser, type TestUser } from '#tests/factories.ts'
 import { pageText, usePageServer } from '#tests/page-server.ts'
-import { openTestDb } from '#tests/setup/db.ts'
-import { openPostgresTestDb } from '#tests/setup/postgres.ts'
+import { closeTestDb, openTestDb } from '#tests/setup/db.ts'
 import { api, auditRows, post, withConfig } from './helpers.ts'
 
 /**
@@ -24,16 +23,6 @@ import { api, auditRows, post, withConfig } from './helpers.ts'
  */
 
 const PASSWORD = 'correct horse battery'
-
-type Engine = 'pglite' | 'postgres'
-
-async function openEngine(engine: Engine): Promise<() => Promise<void>> {
-  if (engine === 'pglite') {
-    await openTestDb()
-    return closeDb
-  }
-  return (await openPostgresTestDb()).drop
-}
 
 /** A fresh session for an account whose sessions a deactivation ended. */
 async function signIn(who: TestUser): Promise<TestUser> {
@@ -57,14 +46,13 @@ async function usersRow(id: string) {
 }
 
 describe.each(['pglite', 'postgres'] as const)('deactivating an account (%s)', (engine) => {
-  let close: () => Promise<void>
   let admin: TestUser
   beforeAll(async () => {
-    close = await openEngine(engine)
+    await openTestDb(engine)
     admin = await createUser({ role: 'admin', name: 'Root' })
   })
   afterAll(async () => {
-    await close()
+    await closeTestDb()
   })
 
   it('ends the sessions, refuses the keys and the sign-in like unknown ones, keeps the content; reactivation undoes it', async () => {
@@ -187,14 +175,13 @@ describe.each(['pglite', 'postgres'] as const)('deactivating an account (%s)', (
 })
 
 describe('deactivation and the other ways in (embedded engine)', () => {
-  let close: () => Promise<void>
   let admin: TestUser
   beforeAll(async () => {
-    close = await openEngine('pglite')
+    await openTestDb('pglite')
     admin = await createUser({ role: 'admin' })
   })
   afterAll(async () => {
-    await close()
+    await closeTestDb()
   })
 
   it('the gate refuses a deactivated account whichever lookup found it; SSO sign-in says why', async () => {
@@ -239,12 +226,11 @@ describe('deactivation and the other ways in (embedded engine)', () => {
 })
 
 describe('the /admin/users and /admin/audit pages', () => {
-  let close: () => Promise<void>
   beforeAll(async () => {
-    close = await openEngine('pglite')
+    await openTestDb('pglite')
   })
   afterAll(async () => {
-    await close()
+    await closeTestDb()
   })
   const pages = usePageServer({
     'routes/admin.users': { path: 'admin/users', module: usersPage },

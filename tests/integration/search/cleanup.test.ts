@@ -8,14 +8,14 @@ useTestDb()
 
 /**
  * The worker's hourly cleanup (issue 12): old AI run records, unreferenced old attachments and expired used SSO
- * flow states (issue 26) go, stale `processing` index rows return to `queued`, and two workers never run it at
- * once (the lease).
+ * flow states (issue 26) go, heartbeats of workers gone for a day are forgotten (orphaned index rows are the
+ * relay's, tests/integration/search/orphans.test.ts), and two workers never run it at once (the lease).
  */
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex')
 
 describe('cleanup', () => {
-  it('removes what is past retention, returns stale rows, keeps the rest', async () => {
+  it('removes what is past retention, forgets long-dead workers, keeps the rest', async () => {
     const day = 24 * 3600
     await em().execute(
       `insert into ai_runs (id, trace_id, task, purpose, provider, model, status, started_at)
@@ -35,9 +35,9 @@ describe('cleanup', () => {
       )
     }
     await em().execute(
-      `insert into rag_index_queue (id, source_type, source_id, revision, action, status, attempts, locked_at, created_at, updated_at)
-       values (gen_random_uuid(), 'term', gen_random_uuid(), 1, 'index', 'processing', 1, now() - interval '11 minutes', now(), now()),
-              (gen_random_uuid(), 'term', gen_random_uuid(), 1, 'index', 'processing', 1, now(), now(), now())`,
+      `insert into worker_heartbeat (id, transport, started_at, last_seen_at)
+       values ('killed-yesterday', 'bullmq', now() - interval '2 days', now() - interval '25 hours'),
+              ('alive', 'bullmq', now(), now())`,
     )
     const { user } = await createUser()
     await em().execute(`update sessions set expires_at = now() - interval '1 minute' where user_id = ?`, [
@@ -60,7 +60,7 @@ describe('cleanup', () => {
       aiRuns: 1,
       auditRows: 1,
       attachments: 1,
-      staleRows: 1,
+      deadWorkers: 1,
     })
     const [{ audit }] = await em().execute<{ audit: string }[]>(
       `select count(*) as audit from audit_log where actor_label = 'y'`,
@@ -70,10 +70,8 @@ describe('cleanup', () => {
     expect(Number(runs)).toBe(1)
     const left = await em().execute<{ sha256: string }[]>('select sha256 from attachments')
     expect(left.map((r) => r.sha256)).toEqual([sha(2)])
-    const states = await em().execute<{ status: string }[]>(
-      'select status from rag_index_queue order by status',
-    )
-    expect(states.map((r) => r.status)).toEqual(['processing', 'queued'])
+    const workers = await em().execute<{ id: string }[]>('select id from worker_heartbeat order by id')
+    expect(workers.map((r) => r.id)).toEqual(['alive'])
     const used = await em().execute<{ state_hash: string }[]>('select state_hash from sso_used_states')
     expect(used.map((r) => r.state_hash)).toEqual([sha(4)])
   })

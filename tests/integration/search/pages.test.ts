@@ -8,14 +8,17 @@ import * as searchPage from '#app/routes/search.tsx'
 import * as wikiPage from '#app/routes/wiki.$slug._index.tsx'
 import { em } from '#db/orm.ts'
 import { RETRY } from '#pipeline/flow.ts'
+import { RUNNER, runReindexStep } from '#pipeline/reindex-runner.ts'
 import { createTerm, createUser, type TestUser } from '#tests/factories.ts'
 import { dispatch } from '#tests/http.ts'
-import { drainIndexQueue } from '#tests/index-queue.ts'
+import { drainIndexQueue, TEST_HOLDER } from '#tests/index-queue.ts'
 import { usePageServer } from '#tests/page-server.ts'
 import { startStandIn, type StandIn } from '#tests/provider-stand-in.ts'
 import { useTestDb } from '#tests/setup/db.ts'
 
 useTestDb()
+
+const RUNNER_BATCH = RUNNER.sourcesPerBatch
 
 /**
  * The pages of search by meaning over real HTTP (the app's Express stack and Remix handler, tests/page-server):
@@ -175,7 +178,7 @@ describe('/admin/search-settings', () => {
     const read = await (await dispatch('/admin/rag-config', { headers: admin.sessionHeaders })).json()
     expect(read).toMatchObject({
       enabled: true,
-      chatEnabled: false, // not on the page (nothing uses it yet): a save leaves it as stored
+      chatEnabled: false, // its box was not ticked
       embeddingBaseUrl: provider.url,
       embeddingModel: 'text-embed-small',
       hasApiKey: true,
@@ -192,9 +195,21 @@ describe('/admin/search-settings', () => {
     expect(page.html).toMatch(/data-testid="embedding-key-state"[^>]*>configured</)
     expect(page.html).toMatch(/data-testid="reranker-key-state"[^>]*>not configured</)
     expect(page.html).toContain('<code>X-Tenant</code>')
-    // the chat comes later: the page offers no setting for it
-    expect(page.html).not.toContain('name="chatEnabled"')
-    expect(textOf(page.html)).not.toMatch(/chatbot/i)
+    // the chat's switch (issue 29), linking to the AI provider page where its model is set
+    expect(page.html).toMatch(/<input type="checkbox" name="chatEnabled"(?![^>]*checked)/)
+    expect(page.html).toContain('href="/admin/ai-provider"')
+    // (the stored header row goes along, as the page sends it: a missing row would delete the header)
+    const storedHeader = { 'embeddingHeaders.0.name': 'X-Tenant', 'embeddingHeaders.0.stored': '1' }
+    const chatOn = await savedPage(settingsForm({ chatEnabled: 'on', ...storedHeader }))
+    expect(chatOn.html).toMatch(/<input type="checkbox" name="chatEnabled"[^>]*checked/)
+    expect(
+      (
+        (await (await dispatch('/admin/rag-config', { headers: admin.sessionHeaders })).json()) as {
+          chatEnabled: boolean
+        }
+      ).chatEnabled,
+    ).toBe(true)
+    expect((await saveSettings(settingsForm(storedHeader))).status).toBe(302)
   })
 
   it('an empty key and header value keep the stored ones; "remove" deletes the key; a removed row deletes the header', async () => {
@@ -557,19 +572,27 @@ describe('/admin/search-index', () => {
     await drainIndexQueue()
   })
 
-  it('reindex queues every source; the progress bar counts down against the work there was', async () => {
+  it('reindex starts a full reindex run; the progress bar counts down against the work there was', async () => {
     const res = await pages.post('/admin/search-index', { intent: 'reindex' }, admin.sessionHeaders)
     expect(res.status).toBe(200)
     const [{ terms }] = await em().execute<{ terms: string }[]>(
       `select count(*) as terms from terms where deleted_at is null and status <> 'merged'`,
     )
     expect(textOf(res.html)).toContain(
-      `Queued ${Number(terms) === 1 ? '1 term' : `${terms} terms`}, 1 wiki page and 1 meeting.`,
+      `A full reindex of ${Number(terms) === 1 ? '1 term' : `${terms} terms`}, 1 wiki page and 1 meeting has started.`,
     )
     const total = Number(terms) + 2
     expect(bodyOf(res.html)).toMatch(new RegExp(`data-count="queued">${total}<`))
     expect(bodyOf(res.html)).toMatch(new RegExp(`<progress[^>]*value="0"[^>]*max="${total}"`))
     expect(bodyOf(res.html)).toContain(`href="/admin/search-index?of=${total}"`)
+    expect(textOf(res.html)).toContain(`0 of ${total} sources done (reading and embedding)`)
+    // Part of the run: the bar moves with the run's sources, and one step stays left until the swap.
+    RUNNER.sourcesPerBatch = 2
+    await runReindexStep(TEST_HOLDER)
+    RUNNER.sourcesPerBatch = RUNNER_BATCH
+    const during = await pages.get(`/admin/search-index?of=${total}`, admin.sessionHeaders)
+    expect(bodyOf(during.html)).toMatch(new RegExp(`<progress[^>]*value="2"[^>]*max="${total}"`))
+    expect(textOf(during.html)).toContain(`2 of ${total} sources done`)
     await drainIndexQueue()
     // the refresh link of a page without JavaScript: the bar is full, nothing is left
     const after = await pages.get(`/admin/search-index?of=${total}`, admin.sessionHeaders)
@@ -577,5 +600,17 @@ describe('/admin/search-index', () => {
     expect(textOf(after.html)).toContain(searchEn['searchIndex.upToDate'])
     expect(bodyOf(after.html)).not.toContain('data-testid="index-refresh"')
     expect(bodyOf(after.html)).toMatch(/data-count="queued">0</)
+  })
+
+  it('says when the last full reindex failed, and why', async () => {
+    await em().execute(
+      `insert into rag_reindex_runs (id, status, space, chunk_size, chunk_overlap, error, finished_at)
+       values (gen_random_uuid(), 'failed', 'x', 400, 50, 'The provider refused the key (401).', now())`,
+    )
+    const page = await pages.get('/admin/search-index', admin.sessionHeaders)
+    expect(bodyOf(page.html)).toContain('data-testid="index-run-failed"')
+    expect(textOf(page.html)).toContain(
+      'and its sources were queued one by one instead. The reason: The provider refused the key (401).',
+    )
   })
 })

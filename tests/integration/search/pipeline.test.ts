@@ -3,14 +3,13 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { setLogDestination } from '#app/lib/logger.server.ts'
 import { UpdateTermSchema } from '#app/schemas/terms.ts'
 import { CALL_LIMITS, setCallTimeout } from '#app/services/ai/provider.server.ts'
-import { claimDue } from '#app/services/index-queue/store.server.ts'
 import { updateTerm } from '#app/services/terms/write.server.ts'
 import { em } from '#db/orm.ts'
-import { RETRY, runRow } from '#pipeline/flow.ts'
+import { OUTAGE, RETRY, runStage, type StageName } from '#pipeline/flow.ts'
 import { forgetRerankProbe } from '#pipeline/stages/rerank-check.ts'
 import { createApiKey, createTerm, createUser, type TestUser } from '#tests/factories.ts'
 import { dispatch } from '#tests/http.ts'
-import { drainIndexQueue } from '#tests/index-queue.ts'
+import { drainIndexQueue, TEST_HOLDER } from '#tests/index-queue.ts'
 import { startStandIn, type StandIn } from '#tests/provider-stand-in.ts'
 import { useTestDb } from '#tests/setup/db.ts'
 
@@ -28,6 +27,7 @@ let provider: StandIn
 const SECRET = 'sk-pipeline-SECRET-42'
 
 const drain = drainIndexQueue
+const OUTAGE_DEFAULTS = { ...OUTAGE }
 
 async function search(path: string, body: Record<string, unknown>) {
   const res = await dispatch(path, { headers: readKey, body })
@@ -58,6 +58,7 @@ beforeAll(async () => {
   readKey = await createApiKey(admin.user.id, ['read'])
   provider = await startStandIn()
   RETRY.backoffMs = 5
+  Object.assign(OUTAGE, { baseMs: 5, maxMs: 40 })
   const res = await dispatch('/admin/rag-config', {
     method: 'PATCH',
     headers: admin.sessionHeaders,
@@ -75,6 +76,7 @@ beforeAll(async () => {
 afterAll(async () => {
   setLogDestination(undefined)
   RETRY.backoffMs = 5_000
+  Object.assign(OUTAGE, OUTAGE_DEFAULTS)
   await provider.close()
 })
 beforeEach(() => {
@@ -150,16 +152,22 @@ describe('indexing and term search', () => {
   it('a new revision replaces the chunks; a row of an older revision is skipped, never indexed over the newer', async () => {
     const term = await createTerm({ name: 'Revised Term', definition: 'first words alpha' })
     await drain()
-    // Claim revision 1 again as if an old row were still in flight, then save revision 2.
+    // Revision 1's row is in flight (claimed and chunked) when revision 2 is saved; then it runs on.
     await em().execute(`update rag_index_queue set status = 'queued' where source_id = ?`, [term.id])
-    const [old] = await em().transactional((tx) => claimDue(tx, 50, ['index']))
+    const [old] = await em().execute<{ id: string; revision: number; attempts: number }[]>(
+      'select id, revision, attempts from rag_index_queue where source_id = ?',
+      [term.id],
+    )
     expect(old!.revision).toBe(1)
+    const payload = { rowId: old!.id, revision: 1, attempt: old!.attempts + 1 }
+    let stage: StageName | undefined = await runStage('chunk', payload, TEST_HOLDER)
+    expect(stage).toBe('embed')
     await updateTerm({
       idOrSlug: term.id,
       input: UpdateTermSchema.parse({ baseRevision: 1, definition: 'second words omega' }),
       actorId: admin.user.id,
     })
-    await runRow({ rowId: old!.id, revision: 1, attempt: old!.attempts })
+    while (stage) stage = await runStage(stage, payload, TEST_HOLDER)
     await drain()
     const chunks = await em().execute<{ revision: number; content: string }[]>(
       'select revision, content from term_chunks where term_id = ?',
@@ -208,32 +216,68 @@ describe('indexing and term search', () => {
     expect((await rowsOf(term.id)).at(-1)!.status).toBe('ready')
   })
 
-  it('retries 429 and 5xx with backoff, then succeeds', async () => {
+  it('a 429 and a 5xx pause the provider: the row waits without spending its attempts, then is indexed', async () => {
     const term = await createTerm({ name: 'Flaky Provider Term' })
     provider.failNext(429)
     provider.failNext(500)
     await drain()
-    expect((await rowsOf(term.id)).map((r) => r.status)).toEqual(['ready'])
+    const rows = await em().execute<{ status: string; attempts: number }[]>(
+      'select status, attempts from rag_index_queue where source_id = ?',
+      [term.id],
+    )
+    expect(rows).toEqual([{ status: 'ready', attempts: 1 }])
+    // The success ended the outage.
+    expect(await em().execute('select * from index_provider_pauses')).toEqual([])
   })
 
-  it('a provider that keeps failing marks the row failed with a short, secret-free message; reindex retries it', async () => {
-    const term = await createTerm({ name: 'Broken Provider Term' })
-    provider.failNext(500, RETRY.attempts)
+  it('an outage outlasting every retry of a row: nothing fails, and the provider is called only once per pause', async () => {
+    const term = await createTerm({ name: 'Outage Survivor Term' })
+    provider.requests.length = 0
+    provider.failNext(503, RETRY.attempts * 3)
     await drain()
     const [row] = await rowsOf(term.id)
-    expect(row!.status).toBe('failed')
-    expect(row!.error).toMatch(/provider_unavailable \(HTTP 500\)/)
-    expect(row!.error).not.toContain('secret echo')
-    expect(row!.error).not.toContain(SECRET)
-    expect(row!.error!.length).toBeLessThanOrEqual(500)
-    const runs = await em().execute<Record<string, unknown>[]>(
-      `select * from ai_runs where purpose = 'index'`,
+    expect(row!.status).toBe('ready')
+    // Each failed call paused the provider; nothing called it again before its pause ended.
+    expect(provider.requests.filter((r) => r.path.endsWith('/embeddings'))).toHaveLength(
+      RETRY.attempts * 3 + 1,
     )
-    expect(JSON.stringify(runs)).not.toContain(SECRET)
-    expect(JSON.stringify(runs)).not.toContain('Broken Provider Term')
-    await dispatch('/admin/rag-config/reindex', { method: 'POST', headers: admin.sessionHeaders })
+  })
+
+  it("a provider's Retry-After is honoured: the row waits that long, whatever the backoff says", async () => {
+    const term = await createTerm({ name: 'Retry After Term' })
+    provider.failNext(429, 1, { 'Retry-After': '1' })
+    const before = Date.now()
     await drain()
     expect((await rowsOf(term.id)).map((r) => r.status)).toEqual(['ready'])
+    const calls = provider.requests.filter((r) => r.path.endsWith('/embeddings'))
+    expect(calls.length).toBeGreaterThanOrEqual(2)
+    // The retry came after the provider's second, not after the 5 ms backoff of this file.
+    expect(Date.now() - before).toBeGreaterThanOrEqual(1000)
+  })
+
+  it('a provider that keeps failing past the outage budget marks the row failed with a short, secret-free message; reindex retries it', async () => {
+    OUTAGE.budgetMs = -1
+    try {
+      const term = await createTerm({ name: 'Broken Provider Term' })
+      provider.failNext(500, RETRY.attempts)
+      await drain()
+      const [row] = await rowsOf(term.id)
+      expect(row!.status).toBe('failed')
+      expect(row!.error).toMatch(/provider_unavailable \(HTTP 500\)/)
+      expect(row!.error).not.toContain('secret echo')
+      expect(row!.error).not.toContain(SECRET)
+      expect(row!.error!.length).toBeLessThanOrEqual(500)
+      const runs = await em().execute<Record<string, unknown>[]>(
+        `select * from ai_runs where purpose = 'index'`,
+      )
+      expect(JSON.stringify(runs)).not.toContain(SECRET)
+      expect(JSON.stringify(runs)).not.toContain('Broken Provider Term')
+      await dispatch('/admin/rag-config/reindex', { method: 'POST', headers: admin.sessionHeaders })
+      await drain()
+      expect((await rowsOf(term.id)).map((r) => r.status)).toEqual(['ready'])
+    } finally {
+      OUTAGE.budgetMs = OUTAGE_DEFAULTS.budgetMs
+    }
   })
 
   it('an authentication failure is not retried', async () => {

@@ -1,17 +1,17 @@
-import { spawn, type ChildProcess } from 'node:child_process'
 import crypto from 'node:crypto'
-import net from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseConfig, setConfig } from '#app/lib/config.server.ts'
-import { claimDue } from '#app/services/index-queue/store.server.ts'
 import { em } from '#db/orm.ts'
 import { RETRY } from '#pipeline/flow.ts'
+import { RELAY } from '#pipeline/relay.ts'
+import { RUNNER } from '#pipeline/reindex-runner.ts'
 import { BullmqTransport } from '#pipeline/jobs/bullmq.ts'
 import { closeJobs, setJobTransport } from '#pipeline/jobs/client.ts'
 import { closeQueue, redis } from '#pipeline/transport.ts'
 import { startWorker, type WorkerHandle } from '#pipeline/worker.ts'
 import { createTerm, createUser } from '#tests/factories.ts'
 import { dispatch } from '#tests/http.ts'
+import { startPrivateRedis, type PrivateRedis } from '#tests/private-redis.ts'
 import { startStandIn, type StandIn } from '#tests/provider-stand-in.ts'
 import { useTestDb } from '#tests/setup/db.ts'
 import { expectConsoleError } from '#tests/setup/setup-test-env.ts'
@@ -22,56 +22,17 @@ useTestDb()
 /**
  * Nothing is lost from the index queue (issue 12): on the BullMQ transport against a Redis server of this
  * test's own (so it can be killed and restarted without touching the machine's shared one), work survives a
- * worker killed mid-batch, a Redis restart that loses every job, and a restart with queued work. Every row
- * ends `ready` or `failed` with a message, and nothing is indexed at a stale revision.
+ * worker killed mid-batch, a Redis restart that loses every job, a restart with queued work, and work submitted
+ * again under the id of a job that finished (decision 027). Every row ends `ready` or `failed` with a message,
+ * and nothing is indexed at a stale revision. The relay's timings are shortened (`RELAY`), and the reindex
+ * runner's (`RUNNER`: a reindex is a run the worker's runner takes up at its next look), never their rules.
  */
+const RELAY_DEFAULTS = { ...RELAY }
+const RUNNER_DEFAULTS = { ...RUNNER }
 
-let redisProcess: ChildProcess | undefined
-let port = 0
+let redisServer: PrivateRedis
 let provider: StandIn
 const PREFIX = `glossary-durability-${crypto.randomBytes(4).toString('hex')}`
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer()
-    server.listen(0, '127.0.0.1', () => {
-      const { port: p } = server.address() as net.AddressInfo
-      server.close(() => resolve(p))
-    })
-  })
-}
-
-async function startRedis(): Promise<void> {
-  redisProcess = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    {
-      stdio: 'ignore',
-    },
-  )
-  for (let i = 0; i < 100; i++) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1', () => {
-        socket.end()
-        resolve(true)
-      })
-      socket.on('error', () => resolve(false))
-    })
-    if (ok) return
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  throw new Error('redis-server did not start')
-}
-
-async function stopRedis(): Promise<void> {
-  const child = redisProcess
-  redisProcess = undefined
-  if (!child || child.exitCode !== null) return
-  await new Promise<void>((resolve) => {
-    child.once('exit', () => resolve())
-    child.kill('SIGKILL')
-  })
-}
 
 /** Starts a worker on the BullMQ transport of this test's Redis. */
 async function bullWorker(): Promise<WorkerHandle> {
@@ -114,25 +75,28 @@ async function expectIndexedAtCurrentRevision(): Promise<void> {
 }
 
 beforeAll(async () => {
-  port = await freePort()
-  await startRedis()
+  redisServer = await startPrivateRedis()
   provider = await startStandIn()
   RETRY.backoffMs = 5
+  Object.assign(RELAY, { idleMs: 100, orphanEveryMs: 200, graceMs: 500, resubmitAfterMs: 1_000 })
+  RUNNER.pollMs = 100
   const admin = await createUser({ role: 'admin' })
   await dispatch('/admin/rag-config', {
     method: 'PATCH',
     headers: admin.sessionHeaders,
     body: { enabled: true, embeddingBaseUrl: provider.url, embeddingModel: 'text-embed-small' },
   })
-  setConfig(parseConfig(testEnv({ REDIS_URL: `redis://127.0.0.1:${port}/0` })))
+  setConfig(parseConfig(testEnv({ REDIS_URL: `${redisServer.url}/0` })))
 })
 
 afterAll(async () => {
   await closeJobs()
   await closeQueue()
-  await stopRedis()
+  await redisServer.stop()
   await provider.close()
   RETRY.backoffMs = 5_000
+  Object.assign(RELAY, RELAY_DEFAULTS)
+  Object.assign(RUNNER, RUNNER_DEFAULTS)
   setConfig(parseConfig(testEnv()))
 })
 
@@ -147,16 +111,36 @@ describe('the index queue on BullMQ', () => {
     await expectIndexedAtCurrentRevision()
   })
 
-  it('a worker killed mid-batch: its processing rows return to queued once stale and are indexed', async () => {
+  it('a worker killed mid-batch: the rows it held return to queued as soon as its heartbeat is gone, and are indexed', async () => {
     for (let i = 0; i < 6; i++) await createTerm({ name: `Killed Mid Batch ${i}` })
-    // The dead worker had claimed these rows and vanished without a trace in Redis.
-    const claimed = await em().transactional((tx) => claimDue(tx, 3, ['index']))
-    expect(claimed).toHaveLength(3)
+    // A worker took three rows and was killed: its heartbeat stopped 40 s ago, its jobs are not in Redis.
     await em().execute(
-      `update rag_index_queue set locked_at = now() - interval '11 minutes' where id = any(?::uuid[])`,
-      [`{${claimed.map((r) => r.id).join(',')}}`],
+      `insert into worker_heartbeat (id, transport, started_at, last_seen_at)
+       values ('killed-worker', 'bullmq', now() - interval '1 hour', now() - interval '40 seconds')`,
     )
+    const claimed = await em().execute<{ id: string }[]>(
+      `update rag_index_queue set status = 'processing', attempts = 1, locked_by = 'killed-worker',
+              locked_at = now() - interval '20 seconds'
+        where id in (select id from rag_index_queue where status = 'queued' order by created_at limit 3)
+        returning id`,
+    )
+    expect(claimed).toHaveLength(3)
     const worker = await bullWorker()
+    await settled()
+    await stopWorker(worker)
+    expect(await statuses()).toEqual({ ready: expect.any(Number) })
+    await expectIndexedAtCurrentRevision()
+  })
+
+  it('work submitted again under the id of a finished job runs: failed rows revived by a reindex are indexed', async () => {
+    provider.failNext(401, 4) // not retried: every row fails at its first attempt
+    const worker = await bullWorker()
+    for (let i = 0; i < 4; i++) await createTerm({ name: `Revived After Failure ${i}` })
+    await settled()
+    expect((await statuses()).failed).toBe(4)
+    // The reindex puts them back at attempt 0: the relay submits the very job ids that failed a moment ago.
+    const admin = await createUser({ role: 'admin' })
+    await dispatch('/admin/rag-config/reindex', { method: 'POST', headers: admin.sessionHeaders })
     await settled()
     await stopWorker(worker)
     expect(await statuses()).toEqual({ ready: expect.any(Number) })
@@ -169,14 +153,9 @@ describe('the index queue on BullMQ', () => {
     const worker = await bullWorker()
     for (let i = 0; i < 8; i++) await createTerm({ name: `Survives Redis Restart ${i}` })
     await new Promise((resolve) => setTimeout(resolve, 300))
-    await stopRedis()
-    await startRedis() // empty: --save "" and no append-only file
+    await redisServer.restart() // empty: --save "" and no append-only file
     provider.delayMs = 0
-    // Rows a lost job held stay `processing` until stale; play the ten minutes passing.
-    await new Promise((resolve) => setTimeout(resolve, 500))
-    await em().execute(
-      `update rag_index_queue set locked_at = now() - interval '11 minutes' where status = 'processing'`,
-    )
+    // Rows whose jobs were lost have no pending job: the relay returns them once their claim is past its grace.
     await settled(30_000)
     await stopWorker(worker)
     const s = await statuses()

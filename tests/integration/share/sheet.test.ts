@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest'
 import { shareBuilderData } from '#app/pages/share.server.ts'
 import { embedSnippet, sheetQueryString } from '#app/lib/share-links.ts'
 import { SheetQuerySchema } from '#app/schemas/share.ts'
+import { runImport } from '#app/services/import/import.server.ts'
 import { loadSheet } from '#app/services/share/sheet.server.ts'
-import { createTerm } from '#tests/factories.ts'
+import { createTerm, createUser } from '#tests/factories.ts'
 import { useTestDb } from '#tests/setup/db.ts'
 
 useTestDb()
@@ -94,9 +95,17 @@ describe('the shared sheet’s parameters', () => {
 
 describe('loadSheet', () => {
   it('shows at most 200 rows and says how many matched', async () => {
-    for (let i = 0; i < 205; i++) {
-      await createTerm({ name: `Sheet Cap ${String(i).padStart(3, '0')}`, tags: ['sheet-cap'] })
-    }
+    // One import run (one transaction) rather than 205 saves: the same terms, a quarter of the time.
+    const { user } = await createUser({ role: 'editor' })
+    const rows = Array.from({ length: 205 }, (_, i) => ({
+      name: `Sheet Cap ${String(i).padStart(3, '0')}`,
+      tags: ['sheet-cap'],
+    }))
+    const imported = await runImport({
+      input: { format: 'json', rows, emptyCells: 'keep', dryRun: false, wait: true },
+      actorId: user.id,
+    })
+    expect(imported).toMatchObject({ kind: 'job', job: { status: 'succeeded', created: 205 } })
     await createTerm({ name: 'Sheet Other', tags: ['other'] })
     const sheet = await loadSheet(SheetQuerySchema.parse({ tag: 'sheet-cap' }))
     expect(sheet.items).toHaveLength(200)

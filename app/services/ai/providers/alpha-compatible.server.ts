@@ -1,18 +1,27 @@
+import { boundedStream, OutboundError, type StreamAnswer } from '#app/lib/outbound.server.ts'
 import { VECTOR_DIMENSIONS } from '#domain/rag.ts'
 import {
   badAnswer,
   callProvider,
   checkVectors,
+  classOfStatus,
+  ProviderError,
   withKey,
+  type ChatCompleter,
+  type ChatCompletion,
+  type ChatMessage,
+  type ChatOptions,
   type Embedder,
   type ProviderTarget,
   type Reranker,
   type Usage,
 } from '../provider.server.ts'
+import { sseData } from './sse.server.ts'
 
 /**
  * A generic compatible-API server (`alpha_compatible`): `POST {baseUrl}/embeddings` with `dimensions: 1536`,
- * `POST {baseUrl}/rerank`, `GET {baseUrl}/models`; the key as `Authorization: Bearer`.
+ * `POST {baseUrl}/rerank`, `POST {baseUrl}/chat/completions` (whole or streamed as server-sent events),
+ * `GET {baseUrl}/models`; the key as `Authorization: Bearer`.
  */
 
 const bearer = (target: ProviderTarget) => withKey(target, { authorization: `Bearer ${target.apiKey}` })
@@ -78,4 +87,158 @@ export function usageOf(raw: Record<string, unknown> | undefined): Usage {
     outputTokens: n(raw.completion_tokens) ?? n(raw.output_tokens),
     totalTokens: n(raw.total_tokens),
   }
+}
+
+/**
+ * Limits of one chat-completion call (issue 29). A model writes its answer slowly, so the whole exchange may
+ * take longer than an embedding call; the answer is text, so 1 MiB of events is far more than any answer.
+ * A streamed call must start answering (status and headers) within `firstByteTimeoutMs`; a whole answer
+ * (`complete`) only arrives when it is written, so only `timeoutMs` bounds it.
+ */
+export const CHAT_LIMITS = { firstByteTimeoutMs: 30_000, timeoutMs: 120_000, maxBytes: 1024 * 1024 }
+
+/** Test hook: other chat limits (the stand-in's slow and endless modes); answers the previous ones. */
+export function setChatLimits(limits: Partial<typeof CHAT_LIMITS>): typeof CHAT_LIMITS {
+  const before = { ...CHAT_LIMITS }
+  Object.assign(CHAT_LIMITS, limits)
+  return before
+}
+
+const LLM = 'llm'
+
+/** `POST {baseUrl}/chat/completions` of an alpha-compatible server, whole (`complete`) or streamed. */
+export function alphaChat(target: ProviderTarget): ChatCompleter {
+  const request = (messages: readonly ChatMessage[], options: ChatOptions | undefined, stream: boolean) => ({
+    model: target.model,
+    messages: messages.map((m) => ({ role: m.role, content: m.content })),
+    temperature: options?.temperature,
+    max_tokens: options?.maxTokens,
+    stream,
+    ...(stream ? { stream_options: { include_usage: true } } : {}),
+  })
+  return {
+    provider: 'alpha_compatible',
+    target,
+    async complete(messages, options) {
+      const answer = await openChat(target, request(messages, options, false), false)
+      return completionOf(await readJson(answer))
+    },
+    async stream(messages, options, onText) {
+      const answer = await openChat(target, request(messages, options, true), true)
+      if (!answer.contentType.toLowerCase().includes('text/event-stream')) {
+        // A server that ignores `stream: true` answers the whole completion at once.
+        const whole = completionOf(await readJson(answer))
+        if (whole.text) onText(whole.text)
+        return whole
+      }
+      return readEvents(answer, onText)
+    },
+  }
+}
+
+/** Sends the call; answers a 2xx whose body is still unread, or throws a `ProviderError`. */
+async function openChat(target: ProviderTarget, body: unknown, stream: boolean): Promise<StreamAnswer> {
+  let answer: StreamAnswer
+  try {
+    answer = await boundedStream(`${target.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { accept: stream ? 'text/event-stream' : 'application/json', ...bearer(target) },
+      body,
+      firstByteTimeoutMs: stream ? CHAT_LIMITS.firstByteTimeoutMs : CHAT_LIMITS.timeoutMs,
+      timeoutMs: CHAT_LIMITS.timeoutMs,
+      maxBytes: CHAT_LIMITS.maxBytes,
+    })
+  } catch (error) {
+    throw chatFailure(error)
+  }
+  if (answer.status < 200 || answer.status >= 300) {
+    await answer.cancel()
+    const failureClass = classOfStatus(answer.status)
+    throw new ProviderError(
+      failureClass,
+      `${LLM}: ${failureClass} (HTTP ${answer.status}).`,
+      answer.status,
+      answer.retryAfter === undefined ? null : answer.retryAfter * 1000,
+    )
+  }
+  return answer
+}
+
+/** A failure of the exchange as a `ProviderError`: its own words, never the provider's. */
+function chatFailure(error: unknown): unknown {
+  if (!(error instanceof OutboundError)) return error
+  if (error.kind === 'timeout')
+    return new ProviderError('timeout', `${LLM}: the provider did not answer in time.`)
+  return new ProviderError('provider_unavailable', `${LLM}: ${error.message}`)
+}
+
+async function readJson(answer: StreamAnswer): Promise<unknown> {
+  const chunks: Uint8Array[] = []
+  try {
+    for await (const chunk of answer.body) chunks.push(chunk)
+  } catch (error) {
+    throw chatFailure(error)
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'))
+  } catch {
+    throw badAnswer(LLM, 'not JSON')
+  }
+}
+
+/** `{ choices: [{ message: { content } }], usage }`. */
+function completionOf(json: unknown): ChatCompletion {
+  const root = json as { choices?: { message?: { content?: unknown } }[]; usage?: Record<string, unknown> }
+  const content = Array.isArray(root?.choices) ? root.choices[0]?.message?.content : undefined
+  if (typeof content !== 'string') throw badAnswer(LLM, 'no message content')
+  return { text: content, usage: usageOf(root.usage) }
+}
+
+/**
+ * Server-sent events: `data: {chunk}` lines, each chunk's `choices[0].delta.content` handed on in order, the
+ * usage from the chunk that carries it (the last one, with `stream_options.include_usage`), then
+ * `data: [DONE]`. A stream that ends before `[DONE]` and without a finish reason was cut off.
+ */
+async function readEvents(answer: StreamAnswer, onText: (text: string) => void): Promise<ChatCompletion> {
+  const pieces: string[] = []
+  let usage: Usage = {}
+  let done = false
+  let finished = false
+  try {
+    for await (const data of sseData(answer.body)) {
+      if (data.trim() === '[DONE]') {
+        done = true
+        break
+      }
+      let chunk: {
+        choices?: { delta?: { content?: unknown }; finish_reason?: unknown }[]
+        usage?: Record<string, unknown> | null
+        error?: unknown
+      }
+      try {
+        chunk = JSON.parse(data) as typeof chunk
+      } catch {
+        throw badAnswer(LLM, 'an event is not JSON')
+      }
+      if (chunk?.error !== undefined && chunk.error !== null) {
+        throw new ProviderError('provider_unavailable', `${LLM}: the provider reported an error mid-answer.`)
+      }
+      const choice = Array.isArray(chunk?.choices) ? chunk.choices[0] : undefined
+      const text = choice?.delta?.content
+      if (typeof text === 'string' && text !== '') {
+        pieces.push(text)
+        onText(text)
+      }
+      if (choice?.finish_reason) finished = true
+      if (chunk?.usage) usage = usageOf(chunk.usage)
+    }
+  } catch (error) {
+    throw chatFailure(error)
+  } finally {
+    if (!done) await answer.cancel()
+  }
+  if (!done && !finished) {
+    throw new ProviderError('provider_unavailable', `${LLM}: the answer was cut off before its end.`)
+  }
+  return { text: pieces.join(''), usage }
 }

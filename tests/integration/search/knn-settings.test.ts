@@ -1,0 +1,137 @@
+import type { EntityManager } from '@mikro-orm/postgresql'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { searchMeetingChunks, searchTermChunks, searchWikiChunks } from '#app/services/search/store.server.ts'
+import { em } from '#db/orm.ts'
+import { createTerm } from '#tests/factories.ts'
+import { closeTestDb, openTestDb } from '#tests/setup/db.ts'
+
+/**
+ * The plan of a nearest-neighbour search on PostgreSQL (issue 28): the KNN transaction's planner settings price
+ * the outer sort at 1e10, past `jit_above_cost`, and PostgreSQL then spent 0.3–0.5 s compiling every search
+ * with LLVM. Each search must run its KNN statement on the HNSW index with JIT off. PostgreSQL only: the
+ * embedded engine has no JIT.
+ *
+ * What the real searches send is observed, not copied: their EntityManager is wrapped so that, inside the
+ * search's own transaction and after its own settings, each KNN statement is also explained (`EXPLAIN`
+ * without ANALYZE: the plan, and the JIT section PostgreSQL adds when it would compile) and `jit` is read.
+ */
+
+const SPACE = 'alpha_compatible|http://127.0.0.1:1/v1|knn-settings'
+const DIM = 1536
+
+interface Observed {
+  sql: string
+  jit: string
+  plan: ExplainedPlan
+}
+
+interface PlanNode {
+  'Node Type': string
+  'Index Name'?: string
+  'Relation Name'?: string
+  Plans?: PlanNode[]
+}
+
+interface ExplainedPlan {
+  Plan: PlanNode
+  JIT?: unknown
+}
+
+/** `tx` answering as itself, except that a KNN statement (one ordering by `<=>`) is first explained. */
+function explainingTx(tx: EntityManager, observed: Observed[]): EntityManager {
+  return new Proxy(tx, {
+    get(target, property) {
+      if (property === 'execute') {
+        return async (sql: string, params?: unknown[], method?: 'all' | 'get' | 'run') => {
+          if (/<=>[\s\S]*order by distance/.test(sql)) {
+            const [{ jit }] = await target.execute<{ jit: string }[]>('show jit')
+            const [row] = await target.execute<{ 'QUERY PLAN': ExplainedPlan[] }[]>(
+              `explain (format json) ${sql}`,
+              params,
+            )
+            observed.push({ sql, jit, plan: row!['QUERY PLAN'][0]! })
+          }
+          return target.execute(sql, params, method)
+        }
+      }
+      const value = Reflect.get(target, property, target) as unknown
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
+}
+
+/** `manager` whose transactions hand their callback an explaining transaction. */
+function explaining(manager: EntityManager, observed: Observed[]): EntityManager {
+  return new Proxy(manager, {
+    get(target, property) {
+      if (property === 'transactional') {
+        return <T>(work: (tx: EntityManager) => Promise<T>) =>
+          target.transactional((tx) => work(explainingTx(tx, observed)))
+      }
+      const value = Reflect.get(target, property, target) as unknown
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
+}
+
+/** Every node of a plan tree. */
+function nodes(node: PlanNode): PlanNode[] {
+  return [node, ...(node.Plans ?? []).flatMap(nodes)]
+}
+
+/** A query vector of the same shape as the chunks' (server-side `random()` values). */
+const queryVector = `[${Array.from({ length: DIM }, (_, i) => ((i * 7919) % 1000) / 1000).join(',')}]`
+
+beforeAll(async () => {
+  await openTestDb('postgres')
+  const terms = await Promise.all([1, 2, 3, 4, 5].map((i) => createTerm({ name: `Knn term ${i}` })))
+  // 200 chunks of the current revisions: enough rows for the planner to weigh the index against the others.
+  await em().execute(
+    `insert into term_chunks (id, term_id, revision, source_field, chunk_index, content, content_hash, model,
+                              embedding)
+     select gen_random_uuid(), t.id, t.revision, 'definition', g, 'chunk', md5(t.id::text || g), ?,
+            (select array_agg(random())::vector(${DIM}) from generate_series(1, ${DIM}) where g >= 0)
+       from terms t, generate_series(0, 39) g
+      where t.id = any(?::uuid[])`,
+    [SPACE, `{${terms.map((t) => t.id).join(',')}}`],
+  )
+  await em().execute('analyze term_chunks')
+})
+
+afterAll(async () => {
+  await closeTestDb()
+})
+
+describe('the KNN transaction on PostgreSQL', () => {
+  const query = { vector: queryVector, space: SPACE, limit: 10, domain: null }
+  const searches = {
+    term_chunks: (manager: EntityManager) => searchTermChunks(manager, query),
+    wiki_chunks: (manager: EntityManager) => searchWikiChunks(manager, query),
+    meeting_chunks: (manager: EntityManager) =>
+      searchMeetingChunks(manager, { ...query, team: null, from: null, to: null }),
+  }
+
+  it('finds the nearest chunks through the wrapper (the statement observed is the one that answers)', async () => {
+    const observed: Observed[] = []
+    const hits = await searchTermChunks(explaining(em(), observed), query)
+    expect(hits).toHaveLength(10)
+    expect(observed.length).toBeGreaterThan(0)
+  })
+
+  for (const [table, search] of Object.entries(searches)) {
+    it(`plans the ${table} search on its HNSW index with JIT off`, async () => {
+      const observed: Observed[] = []
+      await search(explaining(em(), observed))
+      expect(observed.length, 'KNN statements observed').toBeGreaterThan(0)
+      for (const { sql, jit, plan } of observed) {
+        expect(sql).toContain(`from ${table}`)
+        expect(jit).toBe('off')
+        expect(plan.JIT, 'no JIT section in the plan').toBeUndefined()
+        const scans = nodes(plan.Plan).filter((node) => node['Relation Name'] === table)
+        expect(scans.map((node) => [node['Node Type'], node['Index Name']])).toEqual([
+          ['Index Scan', `${table}_embedding_idx`],
+        ])
+      }
+    })
+  }
+})

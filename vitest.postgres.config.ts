@@ -1,0 +1,41 @@
+import { defineConfig } from 'vitest/config'
+import base from './vitest.config.ts'
+
+/**
+ * The database-facing tests again, on the machine's PostgreSQL (issue 28): the production engine. Every file
+ * opens its database through tests/setup/db.ts, which `GLOSSARY_TEST_ENGINE` points at a copy of the run's
+ * migrated template on PostgreSQL (tests/setup/postgres.ts). scripts/test.sh runs this after the embedded pass.
+ */
+export default defineConfig({
+  test: {
+    ...base.test,
+    name: 'postgres',
+    env: { GLOSSARY_TEST_ENGINE: 'postgres' },
+    // Two files at a time even on two cores (vitest's default there is one): much of a file's time is spent
+    // waiting on the PostgreSQL server's process, and each file has a database of its own.
+    maxWorkers: 2,
+    include: [
+      'db/migrator.test.ts',
+      'pipeline/worker.test.ts',
+      'tests/integration/{chat,content,glossary,identity,search,share,sso}/**/*.test.ts',
+      // Text the database cannot store (the drivers differ); the import template's dry run.
+      'tests/integration/{hardening,import-template,lost-connection}.test.ts',
+    ],
+    exclude: [
+      ...(base.test?.exclude ?? []),
+      // Already compare both engines themselves.
+      'tests/integration/special-characters.test.ts',
+      'tests/integration/identity/deactivate.test.ts',
+      // About the embedded engine only: its commit notifications feed the key cache.
+      'tests/integration/identity/key-cache.test.ts',
+      // Wording, cookies, redirects, headers and markup: the SQL under them runs in the files above. The other
+      // files of tests/integration/ (pages, the API's HTTP boundary, access rules, the OpenAPI document) are
+      // left out for the same reason; special-characters.test.ts sweeps the whole API on both engines.
+      'tests/integration/content/markdown.test.ts',
+      'tests/integration/glossary/{action-flashes,history-pages,ui-labels}.test.ts',
+      'tests/integration/identity/{cookies,return-addresses}.test.ts',
+      'tests/integration/share/embed-csp.test.ts',
+      'tests/integration/sso/failure-pages.test.ts',
+    ],
+  },
+})
