@@ -69,7 +69,7 @@ type ActionAnswer = (FormFailure & { message?: string }) | undefined
 
 export default function ChatPage() {
   const t = useT()
-  const { conversations, conversation, retry } = useLoaderData<typeof loader>()
+  const { conversations, conversation, retry, unavailable } = useLoaderData<typeof loader>()
   const failure = useActionData<typeof action>() as ActionAnswer
   const navigation = useNavigation()
   const navigate = useNavigate()
@@ -191,6 +191,20 @@ export default function ChatPage() {
               </>
             ) : null}
           </ol>
+          {unavailable && !shownProblem ? (
+            <div className="notice warning" data-testid="chat-unavailable" data-reason={unavailable}>
+              <p>{t(`chat.unavailable.${unavailable}`)}</p>
+              {user?.role === 'admin' ? (
+                <p className="small">
+                  {unavailable === 'chat_off' ? (
+                    <Link to="/admin/search-settings">{t('chat.toSettings')}</Link>
+                  ) : (
+                    <Link to="/admin/ai-provider">{t('chat.toAiProvider')}</Link>
+                  )}
+                </p>
+              ) : null}
+            </div>
+          ) : null}
           {shownProblem && !fieldMessage ? (
             <div
               role="alert"
@@ -225,7 +239,7 @@ export default function ChatPage() {
             </span>
             <FieldError id="chat-message" message={fieldMessage} />
             <p>
-              <button type="submit" disabled={busy || submitting}>
+              <button type="submit" disabled={busy || submitting || unavailable !== null}>
                 {busy || submitting ? t('chat.answering') : t('chat.ask')}
               </button>
             </p>

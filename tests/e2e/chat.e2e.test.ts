@@ -143,6 +143,9 @@ describe('chat in Chromium', () => {
     const box = page.getByLabel(chatEn['chat.question'])
     const askButton = page.getByRole('button', { name: chatEn['chat.ask'], exact: true })
 
+    // switched off while the page is open: the question is refused in the page; loaded again, the page says
+    // so before anyone asks
+    await page.goto('/chat', { waitUntil: 'networkidle' })
     const off = await api('/admin/rag-config', {
       method: 'PATCH',
       cookie: cookies.admin,
@@ -150,7 +153,6 @@ describe('chat in Chromium', () => {
     })
     expect(off.status).toBe(200)
     try {
-      await page.goto('/chat', { waitUntil: 'networkidle' })
       await box.fill('Is chat on?')
       await askButton.click()
       const problem = page.getByTestId('chat-problem')
@@ -158,6 +160,9 @@ describe('chat in Chromium', () => {
       expect(await problem.getAttribute('data-code')).toBe('rag_not_ready')
       expect(await problem.innerText()).toContain(chatEn['chat.error.notReady'])
       expect(await box.inputValue()).toBe('Is chat on?')
+      await page.reload({ waitUntil: 'networkidle' })
+      expect(await page.getByTestId('chat-unavailable').getAttribute('data-reason')).toBe('chat_off')
+      expect(await askButton.isDisabled()).toBe(true)
     } finally {
       const on = await api('/admin/rag-config', {
         method: 'PATCH',

@@ -29,6 +29,11 @@ export const chatEn = {
   'chat.error.other': 'The question could not be answered. Try again.',
   'chat.error.network': 'The connection was lost before the answer was complete. Try again.',
   'chat.toSettings': 'Open the search and AI settings',
+  'chat.unavailable.chat_off':
+    'Chat is switched off, so questions cannot be answered now. An administrator can switch it on in the search settings.',
+  'chat.unavailable.no_llm':
+    'Chat has no AI provider set up yet, so questions cannot be answered now. An administrator can set one up.',
+  'chat.toAiProvider': 'Open the AI provider settings',
   'chat.delete': 'Delete this conversation',
   'chat.deleteConfirm': 'Delete “{title}” with all its questions and answers? This cannot be undone.',
   'chat.deleteSubmit': 'Delete for good',
@@ -67,6 +72,11 @@ export const chatKo: Record<keyof typeof chatEn, string> = {
   'chat.error.other': '질문에 답하지 못했습니다. 다시 시도하세요.',
   'chat.error.network': '답변을 다 받기 전에 연결이 끊겼습니다. 다시 시도하세요.',
   'chat.toSettings': '검색·AI 설정 열기',
+  'chat.unavailable.chat_off':
+    '챗봇이 꺼져 있어 지금은 질문에 답할 수 없습니다. 관리자가 검색 설정에서 켤 수 있습니다.',
+  'chat.unavailable.no_llm':
+    '챗봇에 AI 공급자가 아직 설정되지 않아 지금은 질문에 답할 수 없습니다. 관리자가 설정할 수 있습니다.',
+  'chat.toAiProvider': 'AI 공급자 설정 열기',
   'chat.delete': '이 대화 삭제',
   'chat.deleteConfirm': '“{title}” 대화와 그 안의 질문과 답변을 모두 삭제할까요? 되돌릴 수 없습니다.',
   'chat.deleteSubmit': '영구 삭제',

@@ -4,6 +4,7 @@ import { expectedError } from '#app/lib/errors.server.ts'
 import { ChatRequestSchema } from '#app/schemas/chat.ts'
 import {
   askChat,
+  chatAvailability,
   deleteConversation,
   getConversation,
   listConversations,
@@ -25,13 +26,15 @@ const notFound = () => data({ message: 'Not found' }, { status: 404 })
 /**
  * The page's data: the user's conversations (newest first) and the one at `id` with its turns; an id that is
  * not one of the user's conversations is the 404 page. `retry` is the question of a last turn that failed (the
- * provider did not answer), so the form offers it again.
+ * provider did not answer), so the form offers it again. `unavailable` says why no question can be answered now
+ * (chat switched off, no AI provider), so the page says so before anyone asks.
  */
 export async function chatPageData(actor: SessionActor, id: string | undefined) {
   if (id !== undefined && !isUuid(id)) throw notFound()
-  const [conversations, conversation] = await Promise.all([
+  const [conversations, conversation, availability] = await Promise.all([
     listConversations(actor.user.id),
     id === undefined ? null : orErrorPage(() => getConversation(actor.user.id, id)),
+    chatAvailability(),
   ])
   const turns = conversation?.turns ?? []
   const last = turns.at(-1)
@@ -41,7 +44,8 @@ export async function chatPageData(actor: SessionActor, id: string | undefined) 
       : last?.role === 'user'
         ? last.content
         : ''
-  return { conversations, conversation, retry }
+  const unavailable = availability.available ? null : availability.reason
+  return { conversations, conversation, retry, unavailable }
 }
 
 /**

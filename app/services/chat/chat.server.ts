@@ -2,7 +2,7 @@ import crypto from 'node:crypto'
 import { AppError } from '#app/lib/errors.server.ts'
 import { getConfig } from '#app/lib/config.server.ts'
 import { passageHref } from '#app/lib/passage.ts'
-import { chatModelFor, loadLlmSettings } from '#app/services/ai/llm-settings.server.ts'
+import { chatModelFor, loadLlmSettings, type LlmSettings } from '#app/services/ai/llm-settings.server.ts'
 import { throwProviderFailure, type ChatMessage } from '#app/services/ai/provider.server.ts'
 import { newTraceId } from '#app/services/ai/recorder.server.ts'
 import { enforceRateLimit } from '#app/services/rate-limit/rate-limit.server.ts'
@@ -11,6 +11,7 @@ import {
   retrieveEvidence,
   type EvidenceSet,
   type MeetingEvidence,
+  type Readiness,
   type TermEvidence,
   type WikiEvidence,
 } from '#app/services/search/retrieval.server.ts'
@@ -249,6 +250,36 @@ const titleOf = (question: string) => {
   return line.length > TITLE_MAX ? `${line.slice(0, TITLE_MAX - 1)}…` : line
 }
 
+/** Why the chatbot cannot answer now (`details.reason` of its 503 `rag_not_ready`). */
+export type ChatUnavailableReason = 'chat_off' | 'no_llm'
+
+const CHAT_UNAVAILABLE: Record<ChatUnavailableReason, string> = {
+  chat_off:
+    'The chatbot is switched off. An administrator can switch it on in the search settings (chatEnabled).',
+  no_llm:
+    'The chatbot has no AI provider configured. An administrator can set one in the AI provider settings.',
+}
+
+type ChatAvailability =
+  | { available: true; readiness: Readiness; llm: LlmSettings }
+  | { available: false; reason: ChatUnavailableReason }
+
+/**
+ * Whether the chatbot can answer: switched on (`chatEnabled`) and an AI provider set. The one rule, for a
+ * question (`askChat`) and for the chat page, which says so before anyone asks. Whether search by meaning can
+ * run is read on the way: it decides the retrieval, and when it can, its settings carry the switch.
+ */
+export async function chatAvailability(manager: EntityManager = em()): Promise<ChatAvailability> {
+  const readiness = await retrievalReadiness()
+  const chatEnabled = readiness.ready
+    ? readiness.settings.chatEnabled
+    : (await selectConfig(manager)).chatEnabled
+  if (!chatEnabled) return { available: false, reason: 'chat_off' }
+  const llm = await loadLlmSettings(manager)
+  if (!llm) return { available: false, reason: 'no_llm' }
+  return { available: true, readiness, llm }
+}
+
 /**
  * Asks the chatbot. `onText` receives the streamed answer's pieces (the LLM call then streams); `onStart` is
  * called once the evidence is chosen, just before the model is asked. Throws AppError: `rate_limited` (429)
@@ -266,26 +297,13 @@ export async function askChat(input: {
 }): Promise<ChatAnswer> {
   const manager = em()
   await enforceRateLimit(CHAT_BUCKET, input.userId, getConfig().rateLimits.chatPerMinute, 60)
-  // Whether search by meaning can run decides the retrieval below; when it can, its settings carry the switch.
-  const readiness = await retrievalReadiness()
-  const chatEnabled = readiness.ready
-    ? readiness.settings.chatEnabled
-    : (await selectConfig(manager)).chatEnabled
-  if (!chatEnabled) {
-    throw new AppError(
-      'rag_not_ready',
-      'The chatbot is switched off. An administrator can switch it on in the search settings (chatEnabled).',
-      { details: { reason: 'chat_off' } },
-    )
+  const availability = await chatAvailability(manager)
+  if (!availability.available) {
+    throw new AppError('rag_not_ready', CHAT_UNAVAILABLE[availability.reason], {
+      details: { reason: availability.reason },
+    })
   }
-  const llm = await loadLlmSettings(manager)
-  if (!llm) {
-    throw new AppError(
-      'rag_not_ready',
-      'The chatbot has no AI provider configured. An administrator can set one in the AI provider settings.',
-      { details: { reason: 'no_llm' } },
-    )
-  }
+  const { readiness, llm } = availability
   const question = input.message
   let conversationId = input.conversationId
   const history = conversationId

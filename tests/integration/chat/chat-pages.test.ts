@@ -137,6 +137,31 @@ describe('before chat is switched on', () => {
     expect(pageText(ko.html)).toContain(chatKo['chat.noConversations'])
   })
 
+  it('says before anyone asks that chat is off, with the way to the switch for an administrator', async () => {
+    const res = await pages.get('/chat', viewer.sessionHeaders)
+    const notice = partOf(res.html, 'chat-unavailable')
+    expect(notice).toContain('data-reason="chat_off"')
+    expect(pageText(notice)).toContain(chatEn['chat.unavailable.chat_off'])
+    expect(notice).not.toContain('href=')
+    expect(chatOf(res.html)).toMatch(/<button type="submit" disabled="">/)
+    const forAdmin = partOf((await pages.get('/chat', admin.sessionHeaders)).html, 'chat-unavailable')
+    expect(forAdmin).toContain('href="/admin/search-settings"')
+    const ko = await pages.get('/chat', { cookie: `${viewer.sessionHeaders.cookie}; lang=ko` })
+    expect(pageText(partOf(ko.html, 'chat-unavailable'))).toContain(chatKo['chat.unavailable.chat_off'])
+  })
+
+  it('switched on without an AI provider: says that instead, an administrator led to the provider settings', async () => {
+    await patch('/admin/rag-config', { chatEnabled: true })
+    try {
+      const notice = partOf((await pages.get('/chat', admin.sessionHeaders)).html, 'chat-unavailable')
+      expect(notice).toContain('data-reason="no_llm"')
+      expect(pageText(notice)).toContain(chatEn['chat.unavailable.no_llm'])
+      expect(notice).toContain('href="/admin/ai-provider"')
+    } finally {
+      await patch('/admin/rag-config', { chatEnabled: false })
+    }
+  })
+
   it('a question while chat is off: the page says so and keeps the question (no stack trace)', async () => {
     const res = await ask(viewer, 'What is a ledger?')
     expect(res.status).toBe(200)
@@ -204,6 +229,7 @@ describe('with chat on (hybrid search over the stand-in, its chat model)', () =>
     expect(answer).toContain('data-state="done"')
     // the stand-in cites every label of its prompt: a term, a wiki page and a meeting record were found
     expect(readOf(partOf(answer, 'chat-answer-text'))).toContain('Answer citing [G1] [W1] [M1].')
+    expect(chat).not.toContain('data-testid="chat-unavailable"')
     // the conversation is listed, current
     expect(partOf(chat, 'chat-conversations')).toMatch(
       new RegExp(`<a aria-current="page"[^>]*href="/chat/${conversation}"`),
