@@ -1,3 +1,5 @@
+import { Form } from '@remix-run/react'
+import type { ReactNode } from 'react'
 import { Field, FormError } from '#app/components/forms.tsx'
 import { fill } from '#app/lib/i18n.ts'
 import type { FormFailure } from '#app/pages/forms.server.ts'
@@ -41,6 +43,9 @@ export function headerRowsOf(form: FormData, prefix: string) {
 /** `""` keeps the stored key, `null` deletes it (spec PATCH rule 5). */
 export const keyOf = (form: FormData, prefix: string) =>
   form.get(`${prefix}ApiKeyRemove`) === 'on' ? null : String(form.get(`${prefix}ApiKey`) ?? '')
+
+/** A number field: empty keeps the stored value; anything else is checked by the schema. */
+export const numberOf = (value: string) => (value.trim() === '' ? undefined : Number(value))
 
 /** The first problem at a field or below it (a header row's problems name the row: `embeddingCustomHeaders.1.name`). */
 export function errorAt(errors: Record<string, string>, name: string): string | undefined {
@@ -226,5 +231,65 @@ export function ProviderFailure(props: { failure: FormFailure; title: string }) 
         </p>
       ))}
     </div>
+  )
+}
+
+/**
+ * The save button at the form's end, at `anchor` (the form's address ends in it, so a refused save opens there
+ * without JavaScript), with the refusal and the reminder to type secrets again (they are never sent back).
+ */
+export function SaveSettings(props: {
+  anchor: string
+  failure: FormFailure | null
+  busy: boolean
+  hint?: string
+}) {
+  const t = useT()
+  return (
+    <div className="settings-action" id={props.anchor}>
+      {props.hint ? <p className="muted small">{props.hint}</p> : null}
+      <FormError result={props.failure} />
+      {props.failure ? <p className="muted small">{t('searchSettings.retypeSecrets')}</p> : null}
+      <div>
+        <button type="submit" name="intent" value="save" disabled={props.busy}>
+          {t('searchSettings.save')}
+        </button>
+      </div>
+    </div>
+  )
+}
+
+/**
+ * The connection test: its own small form posting `intent=test` to the page at `anchor`, and its answer there
+ * (`passed`, what the page says of a passed test, or the provider failure).
+ */
+export function ConnectionTest(props: {
+  page: string
+  anchor: string
+  hint: string
+  busy: boolean
+  passed: ReactNode | null
+  failure: FormFailure | null
+}) {
+  const t = useT()
+  const heading = `${props.anchor}-title`
+  return (
+    <section className="settings-section" id={props.anchor} aria-labelledby={heading}>
+      <h2 id={heading}>{t('searchSettings.test')}</h2>
+      <p className="muted small">{props.hint}</p>
+      <Form method="post" action={`${props.page}#${props.anchor}`}>
+        <button type="submit" name="intent" value="test" disabled={props.busy}>
+          {t('searchSettings.testButton')}
+        </button>
+      </Form>
+      {props.passed ? (
+        <p role="status" className="notice" data-testid="test-result" data-ok="true">
+          {props.passed}
+        </p>
+      ) : null}
+      {props.failure ? (
+        <ProviderFailure failure={props.failure} title={t('searchSettings.testFailed')} />
+      ) : null}
+    </section>
   )
 }

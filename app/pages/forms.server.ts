@@ -31,6 +31,14 @@ export interface FormFailure {
   details?: Record<string, unknown>
 }
 
+/** The failure with its field problems moved to the form's own field names (a page's fields named apart from the API's). */
+export function renameFieldErrors(failure: FormFailure, rename: (path: string) => string): FormFailure {
+  const fieldErrors = Object.fromEntries(
+    Object.entries(failure.fieldErrors ?? {}).map(([path, message]) => [rename(path), message]),
+  )
+  return { ...failure, fieldErrors }
+}
+
 /** The per-field messages of an expected failure, worded for the reader; empty when it names no field. */
 export function problemsOf(error: AppError): FieldErrors {
   return failureFieldErrors(pageLang(), error)

@@ -1,20 +1,28 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
-import { Field, FormError } from '#app/components/forms.tsx'
+import { Field } from '#app/components/forms.tsx'
 import {
   ApiKeyField,
+  ConnectionTest,
   errorAt,
   HeaderRows,
   headerRowsOf,
   keyOf,
   ModelField,
-  ProviderFailure,
+  numberOf,
+  SaveSettings,
   type HeaderRow,
 } from '#app/components/provider-fields.tsx'
-import { redirectWithFlash } from '#app/lib/flash.server.ts'
 import { fill, type MessageKey } from '#app/lib/i18n.ts'
 import { pageTitle } from '#app/lib/page-title.ts'
-import { formAction, invalidForm, parseForm, type FormFailure } from '#app/pages/forms.server.ts'
+import {
+  formAction,
+  invalidForm,
+  parseForm,
+  renameFieldErrors,
+  type FormFailure,
+} from '#app/pages/forms.server.ts'
+import { savedSettings } from '#app/pages/provider-settings.server.ts'
 import { clientOfPage, requireUser, requireUserAction } from '#app/pages/session.server.ts'
 import { useT } from '#app/root.tsx'
 import { ListAiModelsSchema, UpdateAiProviderSchema, type AiProviderDto } from '#app/schemas/ai-provider.ts'
@@ -62,28 +70,21 @@ function formValues(form: FormData) {
 }
 type FormValues = ReturnType<typeof formValues>
 
-/** A number field: empty keeps the stored value; anything else is checked by the schema. */
-const numberOf = (value: string) => (value.trim() === '' ? undefined : Number(value))
-
 /** The form's header rows as the API sends them (the form shows the full list, so it is always sent). */
 const headersOf = (form: FormData) =>
   headerRowsOf(form, PREFIX).map((r) => ({ name: r.name, value: r.value }))
 
 /** The API's field names for the form's (`llm*` fields carry the prefix the shared form pieces use). */
-function atApiNames(failure: FormFailure): FormFailure {
-  const rename = (path: string) =>
+const atApiNames = (failure: FormFailure): FormFailure =>
+  renameFieldErrors(failure, (path) =>
     path === 'model'
       ? `${PREFIX}Model`
       : path === 'apiKey'
         ? `${PREFIX}ApiKey`
         : path.startsWith('customHeaders')
           ? `${PREFIX}CustomHeaders${path.slice('customHeaders'.length)}`
-          : path
-  const fieldErrors = Object.fromEntries(
-    Object.entries(failure.fieldErrors ?? {}).map(([path, message]) => [rename(path), message]),
+          : path,
   )
-  return { ...failure, fieldErrors }
-}
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const actor = await requireUserAction(request, 'admin')
@@ -128,13 +129,10 @@ export async function action({ request, context }: ActionFunctionArgs) {
           client: clientOfPage(request, context),
         },
       })
-      const cleared = saved.clearedSecrets.length > 0
-      return redirectWithFlash(
+      return savedSettings(
         PAGE,
-        {
-          kind: cleared ? 'info' : 'success',
-          message: cleared ? 'aiProvider.savedSecretsCleared' : 'aiProvider.saved',
-        },
+        saved,
+        { saved: 'aiProvider.saved', secretsCleared: 'aiProvider.savedSecretsCleared' },
         context,
       )
     },
@@ -256,34 +254,17 @@ export default function AdminAiProviderPage() {
           />
         </section>
 
-        <div className="settings-action" id={SAVE_ANCHOR}>
-          <FormError result={saveFailure} />
-          {saveFailure ? <p className="muted small">{t('searchSettings.retypeSecrets')}</p> : null}
-          <div>
-            <button type="submit" name="intent" value="save" disabled={busy}>
-              {t('searchSettings.save')}
-            </button>
-          </div>
-        </div>
+        <SaveSettings anchor={SAVE_ANCHOR} failure={saveFailure} busy={busy} />
       </Form>
 
-      <section className="settings-section" id={TEST_ANCHOR} aria-labelledby="ai-test">
-        <h2 id="ai-test">{t('searchSettings.test')}</h2>
-        <p className="muted small">{t('aiProvider.testHint')}</p>
-        <Form method="post" action={`${PAGE}#${TEST_ANCHOR}`}>
-          <button type="submit" name="intent" value="test" disabled={busy}>
-            {t('searchSettings.testButton')}
-          </button>
-        </Form>
-        {test ? (
-          <p role="status" className="notice" data-testid="test-result" data-ok="true">
-            {fill(t('aiProvider.testOk'), { model: test.model, ms: test.latencyMs })}
-          </p>
-        ) : null}
-        {testFailure ? (
-          <ProviderFailure failure={testFailure} title={t('searchSettings.testFailed')} />
-        ) : null}
-      </section>
+      <ConnectionTest
+        page={PAGE}
+        anchor={TEST_ANCHOR}
+        hint={t('aiProvider.testHint')}
+        busy={busy}
+        passed={test ? fill(t('aiProvider.testOk'), { model: test.model, ms: test.latencyMs }) : null}
+        failure={testFailure}
+      />
     </section>
   )
 }

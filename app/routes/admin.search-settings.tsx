@@ -1,21 +1,29 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import { pageTitle } from '#app/lib/page-title.ts'
-import { Field, FormError } from '#app/components/forms.tsx'
+import { Field } from '#app/components/forms.tsx'
 import {
   ApiKeyField,
+  ConnectionTest,
   errorAt,
   HeaderRows,
   headerRowsOf,
   keyOf,
   ModelField,
-  ProviderFailure,
+  numberOf,
+  SaveSettings,
   type HeaderRow,
 } from '#app/components/provider-fields.tsx'
 import { useCount } from '#app/components/terms/ui.tsx'
-import { redirectWithFlash } from '#app/lib/flash.server.ts'
 import { fill, type MessageKey } from '#app/lib/i18n.ts'
-import { formAction, invalidForm, parseForm, type FormFailure } from '#app/pages/forms.server.ts'
+import {
+  formAction,
+  invalidForm,
+  parseForm,
+  renameFieldErrors,
+  type FormFailure,
+} from '#app/pages/forms.server.ts'
+import { savedSettings } from '#app/pages/provider-settings.server.ts'
 import { clientOfPage, requireUser, requireUserAction } from '#app/pages/session.server.ts'
 import { useT } from '#app/root.tsx'
 import { ListModelsSchema, UpdateRagConfigSchema, type RagConfigDto } from '#app/schemas/rag.ts'
@@ -82,9 +90,6 @@ function formValues(form: FormData) {
 }
 type FormValues = ReturnType<typeof formValues>
 
-/** A number field: empty keeps the stored value; anything else is checked by the schema. */
-const numberOf = (value: string) => (value.trim() === '' ? undefined : Number(value))
-
 /** The whole form as a PATCH body: the header lists are always sent, since the form shows the full lists. */
 function patchOf(form: FormData, values: FormValues) {
   const headers = (prefix: ModelEndpoint) =>
@@ -110,15 +115,8 @@ function patchOf(form: FormData, values: FormValues) {
 }
 
 /** Problems of the model list name `baseUrl`; on this page that is the endpoint's own base URL field. */
-function atBaseUrl(failure: FormFailure, endpoint: ModelEndpoint): FormFailure {
-  const fieldErrors = Object.fromEntries(
-    Object.entries(failure.fieldErrors ?? {}).map(([path, message]) => [
-      path === 'baseUrl' ? `${endpoint}BaseUrl` : path,
-      message,
-    ]),
-  )
-  return { ...failure, fieldErrors }
-}
+const atBaseUrl = (failure: FormFailure, endpoint: ModelEndpoint): FormFailure =>
+  renameFieldErrors(failure, (path) => (path === 'baseUrl' ? `${endpoint}BaseUrl` : path))
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const actor = await requireUserAction(request, 'admin')
@@ -153,14 +151,10 @@ export async function action({ request, context }: ActionFunctionArgs) {
           client: clientOfPage(request, context),
         },
       })
-      // Secrets cleared by a new address: the page marks each as "not configured"; the message says to retype.
-      const cleared = saved.clearedSecrets.length > 0
-      return redirectWithFlash(
+      return savedSettings(
         PAGE,
-        {
-          kind: cleared ? 'info' : 'success',
-          message: cleared ? 'searchSettings.savedSecretsCleared' : 'searchSettings.saved',
-        },
+        saved,
+        { saved: 'searchSettings.saved', secretsCleared: 'searchSettings.savedSecretsCleared' },
         context,
       )
     },
@@ -404,37 +398,30 @@ export default function AdminSearchSettingsPage() {
           />
         </details>
 
-        <div className="settings-action" id={SAVE_ANCHOR}>
-          <p className="muted small">{t('searchSettings.reindexHint')}</p>
-          <FormError result={saveFailure} />
-          {saveFailure ? <p className="muted small">{t('searchSettings.retypeSecrets')}</p> : null}
-          <div>
-            <button type="submit" name="intent" value="save" disabled={busy}>
-              {t('searchSettings.save')}
-            </button>
-          </div>
-        </div>
+        <SaveSettings
+          anchor={SAVE_ANCHOR}
+          failure={saveFailure}
+          busy={busy}
+          hint={t('searchSettings.reindexHint')}
+        />
       </Form>
 
-      <section className="settings-section" id={TEST_ANCHOR} aria-labelledby="settings-test">
-        <h2 id="settings-test">{t('searchSettings.test')}</h2>
-        <p className="muted small">{t('searchSettings.testHint')}</p>
-        <Form method="post" action={`${PAGE}#${TEST_ANCHOR}`}>
-          <button type="submit" name="intent" value="test" disabled={busy}>
-            {t('searchSettings.testButton')}
-          </button>
-        </Form>
-        {test ? (
-          <p role="status" className="notice" data-testid="test-result" data-ok="true">
-            {t('searchSettings.testOk')} {t('searchSettings.embedding')}: {t('searchSettings.ok')} ·{' '}
-            {t('searchSettings.reranker')}:{' '}
-            {t(test.reranker ? 'searchSettings.ok' : 'searchSettings.rerankerOff')}
-          </p>
-        ) : null}
-        {testFailure ? (
-          <ProviderFailure failure={testFailure} title={t('searchSettings.testFailed')} />
-        ) : null}
-      </section>
+      <ConnectionTest
+        page={PAGE}
+        anchor={TEST_ANCHOR}
+        hint={t('searchSettings.testHint')}
+        busy={busy}
+        passed={
+          test ? (
+            <>
+              {t('searchSettings.testOk')} {t('searchSettings.embedding')}: {t('searchSettings.ok')} ·{' '}
+              {t('searchSettings.reranker')}:{' '}
+              {t(test.reranker ? 'searchSettings.ok' : 'searchSettings.rerankerOff')}
+            </>
+          ) : null
+        }
+        failure={testFailure}
+      />
     </section>
   )
 }
