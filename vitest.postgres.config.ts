@@ -17,7 +17,7 @@ export default defineConfig({
     include: [
       'db/migrator.test.ts',
       'pipeline/worker.test.ts',
-      'tests/integration/{chat,content,glossary,identity,search,share,sso}/**/*.test.ts',
+      'tests/integration/{chat,content,glossary,identity,search,share,sso,sync}/**/*.test.ts',
       // Text the database cannot store (the drivers differ); the import template's dry run.
       'tests/integration/{hardening,import-template,lost-connection}.test.ts',
     ],

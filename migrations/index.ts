@@ -20,6 +20,7 @@ import { Migration20261129001000_reindex_runs } from './Migration20261129001000_
 import { Migration20261201001000_ai_run_indexes } from './Migration20261201001000_ai_run_indexes.ts'
 import { Migration20261201002000_ai_provider } from './Migration20261201002000_ai_provider.ts'
 import { Migration20261201003000_chat } from './Migration20261201003000_chat.ts'
+import { Migration20261202001000_sync } from './Migration20261202001000_sync.ts'
 
 /**
  * Every migration in order. Listed explicitly rather than found on disk so that the bundled server build,
@@ -50,4 +51,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261201001000_ai_run_indexes', class: Migration20261201001000_ai_run_indexes },
   { name: 'Migration20261201002000_ai_provider', class: Migration20261201002000_ai_provider },
   { name: 'Migration20261201003000_chat', class: Migration20261201003000_chat },
+  { name: 'Migration20261202001000_sync', class: Migration20261202001000_sync },
 ]

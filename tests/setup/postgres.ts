@@ -105,6 +105,11 @@ export async function openPostgresTestDb(): Promise<{ db: Db; drop: () => Promis
   }
 }
 
+/** A new copy of the run's migrated template (not opened): its address, and a function that drops it. */
+export function createPostgresCopy(): Promise<{ url: string; drop: () => Promise<void> }> {
+  return createDatabase(templateName())
+}
+
 /**
  * A new empty PostgreSQL database (no schema, no extension), for the tests of the migrations: its address,
  * and a function that drops it (close the database first).
