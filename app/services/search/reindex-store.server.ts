@@ -14,7 +14,7 @@ import {
 import { parseJson } from '#db/sql.ts'
 import type { EmbeddingProvider } from '#domain/rag.ts'
 import type { StoredHeader } from '#app/services/ai/provider-secrets.server.ts'
-import { CHUNK_TABLES, shadowOf, type SourceKind } from './store.server.ts'
+import { CHUNK_TABLES, SEARCHABLE, shadowOf, type SourceKind } from './store.server.ts'
 
 /**
  * The SQL of a full reindex run (decision 028): the run's row (`rag_reindex_runs`), the shadow chunk tables it
@@ -226,13 +226,6 @@ export async function advanceRun(
 
 // ── Sources ─────────────────────────────────────────────────────────────────────────────────────────────
 
-/** When a source is searchable, per kind (alias `s`): the same rule as `selectSearchableSources`. */
-const LIVE: Record<SourceKind, { table: string; where: string }> = {
-  term: { table: 'terms', where: `s.deleted_at is null and s.status <> 'merged'` },
-  wiki: { table: 'wiki_pages', where: `s.status = 'published' and s.deleted_at is null` },
-  meeting: { table: 'meetings', where: `s.status = 'active'` },
-}
-
 /** A searchable source as a run reads it: a term's content (JSON), or a document's title and text. */
 export type RunSource =
   | { kind: 'term'; id: string; revision: number; content: unknown }
@@ -245,7 +238,8 @@ export async function sourcesAfter(
   afterId: string | null,
   limit: number,
 ): Promise<RunSource[]> {
-  const { table, where } = LIVE[kind]
+  const { table } = SEARCHABLE[kind]
+  const where = SEARCHABLE[kind].where('s')
   if (kind === 'term') {
     const rows = await manager.execute<{ id: string; revision: number; content: unknown }[]>(
       `select s.id, s.revision, r.content from terms s
@@ -265,8 +259,6 @@ export async function sourcesAfter(
 
 // ── Shadow tables ───────────────────────────────────────────────────────────────────────────────────────
 
-const SOURCE_TABLE: Record<SourceKind, string> = { term: 'terms', wiki: 'wiki_pages', meeting: 'meetings' }
-
 /** The HNSW index of the chunk tables (the migration's `m`, `ef_construction`). */
 const hnsw = (name: string, table: string, ifMissing = false) =>
   `create index ${ifMissing ? 'if not exists ' : ''}${name} on ${table} using hnsw (embedding vector_cosine_ops) with (m = 16, ef_construction = 64)`
@@ -285,7 +277,7 @@ export async function createShadowTables(tx: EntityManager, vectorIndex: boolean
     await tx.execute(
       `create table ${next} (like ${table} including defaults including constraints,
          constraint ${next}_pkey primary key (id),
-         constraint ${next}_${owner}_fkey foreign key (${owner}) references ${SOURCE_TABLE[kind]} (id) on delete cascade)`,
+         constraint ${next}_${owner}_fkey foreign key (${owner}) references ${SEARCHABLE[kind].table} (id) on delete cascade)`,
       [],
       'run',
     )
@@ -476,7 +468,7 @@ export async function swapShadowTables(
   for (const kind of kinds) {
     const { table, owner } = CHUNK_TABLES[kind]
     const next = shadowOf(kind)
-    const { table: sources, where } = LIVE[kind]
+    const { table: sources } = SEARCHABLE[kind]
     await tx.execute(
       `delete from ${next} n using (select ${owner} as owner, max(revision) as revision from ${table}
                                       where model = ? group by ${owner}) l
@@ -491,7 +483,7 @@ export async function swapShadowTables(
       'run',
     )
     await tx.execute(
-      `delete from ${next} n where not exists (select 1 from ${sources} s where s.id = n.${owner} and ${where})`,
+      `delete from ${next} n where not exists (select 1 from ${sources} s where s.id = n.${owner} and ${SEARCHABLE[kind].where('s')})`,
       [],
       'run',
     )

@@ -118,7 +118,7 @@ export async function selectStats(manager: EntityManager, space: string): Promis
     `select count(*) as total,
             count(*) filter (where exists (
               select 1 from term_chunks c where c.term_id = t.id and c.revision = t.revision and c.model = ?)) as indexed
-       from terms t where t.deleted_at is null and t.status <> 'merged'`,
+       from terms t where ${SEARCHABLE.term.where('t')}`,
     [space],
   )
   const states = await manager.execute<{ status: string; n: string }[]>(
@@ -137,6 +137,19 @@ export async function selectStats(manager: EntityManager, space: string): Promis
 
 // ── Sources that are searchable now ─────────────────────────────────────────────────────────────────────
 
+export type SourceKind = 'term' | 'wiki' | 'meeting'
+
+/**
+ * When a source is searchable (spec part 5: archived meetings and unpublished wiki pages are left out, and so
+ * are deleted and merged terms), as SQL over its table under `alias`: the one rule every search, index and
+ * reindex statement uses.
+ */
+export const SEARCHABLE: Record<SourceKind, { table: string; where: (alias: string) => string }> = {
+  term: { table: 'terms', where: (a) => `${a}.deleted_at is null and ${a}.status <> 'merged'` },
+  wiki: { table: 'wiki_pages', where: (a) => `${a}.status = 'published' and ${a}.deleted_at is null` },
+  meeting: { table: 'meetings', where: (a) => `${a}.status = 'active'` },
+}
+
 export interface SourceRef {
   id: string
   revision: number
@@ -146,23 +159,16 @@ export interface SourceRef {
 export async function selectSearchableSources(
   manager: EntityManager,
 ): Promise<{ terms: SourceRef[]; wiki: SourceRef[]; meetings: SourceRef[] }> {
-  const [terms, wiki, meetings] = [
-    await manager.execute<SourceRef[]>(
-      `select id, revision from terms where deleted_at is null and status <> 'merged' order by id`,
-    ),
-    await manager.execute<SourceRef[]>(
-      `select id, revision from wiki_pages where status = 'published' and deleted_at is null order by id`,
-    ),
-    await manager.execute<SourceRef[]>(
-      `select id, revision from meetings where status = 'active' order by id`,
-    ),
-  ]
-  return { terms, wiki, meetings }
+  const of = ({ table, where }: (typeof SEARCHABLE)[SourceKind]) =>
+    manager.execute<SourceRef[]>(`select s.id, s.revision from ${table} s where ${where('s')} order by s.id`)
+  return {
+    terms: await of(SEARCHABLE.term),
+    wiki: await of(SEARCHABLE.wiki),
+    meetings: await of(SEARCHABLE.meeting),
+  }
 }
 
 // ── Chunks ───────────────────────────────────────────────────────────────────────────────────────────────
-
-export type SourceKind = 'term' | 'wiki' | 'meeting'
 
 export const CHUNK_TABLES: Record<SourceKind, { table: string; owner: string }> = {
   term: { table: 'term_chunks', owner: 'term_id' },
@@ -381,7 +387,7 @@ const TERM_HIT_SELECT = `
     join terms t on t.id = c.term_id and t.revision = c.revision
     join term_revisions r on r.term_id = t.id and r.revision = t.revision`
 
-const TERM_LIVE = `t.deleted_at is null and t.status <> 'merged' and c.model = ?`
+const TERM_LIVE = `${SEARCHABLE.term.where('t')} and c.model = ?`
 
 /** The nearest chunks of the current revision of live terms. */
 export async function searchTermChunks(
@@ -400,7 +406,7 @@ export async function searchTermChunks(
                r.content as content_json, t.status, t.updated_at`,
     from: `join terms t on t.id = nn.term_id and t.revision = nn.revision
              join term_revisions r on r.term_id = t.id and r.revision = t.revision
-            where t.deleted_at is null and t.status <> 'merged'${domain}`,
+            where ${SEARCHABLE.term.where('t')}${domain}`,
     params,
   })
 }
@@ -428,7 +434,7 @@ export async function termChunksOf(
 export async function termsNamed(manager: EntityManager, normalized: string): Promise<string[]> {
   const rows = await manager.execute<{ term_id: string }[]>(
     `select distinct n.term_id from term_notations n join terms t on t.id = n.term_id
-      where n.normalized = ? and t.deleted_at is null and t.status <> 'merged'`,
+      where n.normalized = ? and ${SEARCHABLE.term.where('t')}`,
     [normalized],
   )
   return rows.map((r) => r.term_id)
@@ -468,7 +474,7 @@ export async function searchWikiChunks(
       select: `nn.id, nn.page_id, p.slug, p.title, p.domain, nn.revision, nn.start_offset, nn.end_offset,
                nn.content, nn.distance, p.updated_at`,
       from: `join wiki_pages p on p.id = nn.page_id and p.revision = nn.revision
-            where p.status = 'published' and p.deleted_at is null${domain}`,
+            where ${SEARCHABLE.wiki.where('p')}${domain}`,
       params,
     },
   )
@@ -529,7 +535,7 @@ export async function searchMeetingChunks(
       select: `nn.id, nn.meeting_id, m.title, m.meeting_date, m.team, m.domain, nn.revision, nn.start_offset,
                nn.end_offset, nn.content, nn.distance`,
       from: `join meetings m on m.id = nn.meeting_id and m.revision = nn.revision
-            where m.status = 'active'${where.map((w) => ` and ${w}`).join('')}`,
+            where ${SEARCHABLE.meeting.where('m')}${where.map((w) => ` and ${w}`).join('')}`,
       params,
     },
   )
@@ -550,16 +556,14 @@ export async function loadIndexSource(
 ): Promise<IndexSource | undefined> {
   if (kind === 'term') {
     const [row] = await manager.execute<{ revision: number; live: boolean; content: unknown }[]>(
-      `select t.revision, (t.deleted_at is null and t.status <> 'merged') as live, r.content
+      `select t.revision, (${SEARCHABLE.term.where('t')}) as live, r.content
          from terms t join term_revisions r on r.term_id = t.id and r.revision = t.revision where t.id = ?`,
       [id],
     )
     return row && { kind, live: row.live, revision: row.revision, content: row.content }
   }
-  const sql =
-    kind === 'wiki'
-      ? `select revision, (status = 'published' and deleted_at is null) as live, title, content from wiki_pages where id = ?`
-      : `select revision, (status = 'active') as live, title, content from meetings where id = ?`
+  const { table, where } = SEARCHABLE[kind]
+  const sql = `select s.revision, (${where('s')}) as live, s.title, s.content from ${table} s where s.id = ?`
   const [row] = await manager.execute<{ revision: number; live: boolean; title: string; content: string }[]>(
     sql,
     [id],
@@ -573,11 +577,10 @@ export async function sourceState(
   kind: SourceKind,
   id: string,
 ): Promise<{ revision: number; live: boolean } | undefined> {
-  const sql = {
-    term: `select revision, (deleted_at is null and status <> 'merged') as live from terms where id = ? for share`,
-    wiki: `select revision, (status = 'published' and deleted_at is null) as live from wiki_pages where id = ? for share`,
-    meeting: `select revision, (status = 'active') as live from meetings where id = ? for share`,
-  }[kind]
-  const [row] = await tx.execute<{ revision: number; live: boolean }[]>(sql, [id])
+  const { table, where } = SEARCHABLE[kind]
+  const [row] = await tx.execute<{ revision: number; live: boolean }[]>(
+    `select s.revision, (${where('s')}) as live from ${table} s where s.id = ? for share`,
+    [id],
+  )
   return row
 }
