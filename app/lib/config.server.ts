@@ -119,6 +119,8 @@ const EnvSchema = z.object({
    */
   GLOSSARY_EXPORTS_PER_CALLER: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(2)),
   GLOSSARY_EXPORTS_PER_PROCESS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(4)),
+  /** This installation's name in the offline sync bundles it exports; unset: the host name (decision 031). */
+  GLOSSARY_SYNC_NAME: z.preprocess(emptyAsUndefined, z.string().trim().min(1).max(200).optional()),
 })
 
 export type Env = z.infer<typeof EnvSchema>
@@ -152,6 +154,7 @@ export interface Config {
   logLevel: Env['LOG_LEVEL']
   rateLimits: { loginPerMinute: number; registerPerHour: number; chatPerMinute: number }
   exportLimits: { perCaller: number; perProcess: number }
+  syncName: string | undefined
 }
 
 /** Parses an environment (default `process.env`); throws `ConfigError` naming every bad variable. */
@@ -228,6 +231,7 @@ export function parseConfig(source: Record<string, string | undefined> = process
       perCaller: env.GLOSSARY_EXPORTS_PER_CALLER,
       perProcess: env.GLOSSARY_EXPORTS_PER_PROCESS,
     },
+    syncName: env.GLOSSARY_SYNC_NAME,
   })
 }
 

@@ -19,6 +19,13 @@ import { Meeting } from './meeting.entity.ts'
 import { Relation } from './relation.entity.ts'
 import { WikiPage, WikiPageRevision, WikiPageTerm } from './wiki-page.entity.ts'
 import { Term, TermCategory, TermDomain, TermNotation, TermOldSlug, TermRevision } from './term.entity.ts'
+import {
+  SyncAppliedBundle,
+  SyncExport,
+  SyncExportManifestEntry,
+  SyncItem,
+  SyncOrigin,
+} from './sync.entity.ts'
 
 /**
  * The entities: MikroORM's metadata of every table, kept as the typed description of the schema next to the
@@ -69,4 +76,9 @@ export const ENTITIES = [
   AiRunLatencyRollup,
   ChatConversation,
   ChatMessage,
+  SyncExport,
+  SyncExportManifestEntry,
+  SyncOrigin,
+  SyncAppliedBundle,
+  SyncItem,
 ]
