@@ -16,7 +16,7 @@ export type AttachmentType = (typeof ATTACHMENT_TYPES)[number]
  */
 export async function insertOrFindImage(
   manager: EntityManager,
-  image: { sha256: string; contentType: AttachmentType; bytes: Uint8Array; actorId: string },
+  image: { sha256: string; contentType: AttachmentType; bytes: Uint8Array; actorId: string | null },
 ): Promise<{ id: string; contentType: AttachmentType; size: number; sha256: string; createdAt: string }> {
   await manager.execute(
     `insert into attachments (id, sha256, content_type, size, bytes, created_by_id, created_at)

@@ -35,6 +35,7 @@ export const AUDIT_ACTIONS = [
   'settings.ai_provider',
   'auth.sso_login',
   'account.sso_refresh',
+  'sync.applied',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 

@@ -426,3 +426,72 @@ export async function updateIfVersion(
   )
   return rows.length > 0
 }
+
+/**
+ * Writes relations as approved, by id (offline sync: the origin approved them), in one statement: a new row
+ * or an existing one overwritten, at both terms' current revisions, with a fresh version (so a review that
+ * started before loses its race, as with any change) and `reviewerId` as its reviewer.
+ */
+export async function upsertApprovedRelations(
+  tx: EntityManager,
+  rows: readonly {
+    id: string
+    sourceTermId: string
+    targetTermId: string
+    relationType: RelationType
+    evidenceMd: string
+  }[],
+  reviewerId: string | null,
+): Promise<void> {
+  if (rows.length === 0) return
+  await tx.execute(
+    `insert into relations (id, source_term_id, target_term_id, relation_type, evidence_md, source_revision,
+                            target_revision, status, version, reviewed_by_id, reviewed_at, created_at, updated_at)
+     select x.id, x.source_term_id, x.target_term_id, x.relation_type, x.evidence_md, s.revision, t.revision,
+            'approved', gen_random_uuid(), ?::uuid, now(), now(), now()
+       from jsonb_to_recordset(?::jsonb) as x(id uuid, source_term_id uuid, target_term_id uuid,
+            relation_type text, evidence_md text)
+       join terms s on s.id = x.source_term_id
+       join terms t on t.id = x.target_term_id
+     on conflict (id) do update set source_term_id = excluded.source_term_id,
+        target_term_id = excluded.target_term_id, relation_type = excluded.relation_type,
+        evidence_md = excluded.evidence_md, source_revision = excluded.source_revision,
+        target_revision = excluded.target_revision, status = 'approved', version = excluded.version,
+        reviewed_by_id = excluded.reviewed_by_id, reviewed_at = excluded.reviewed_at,
+        updated_at = clock_timestamp()`,
+    [
+      reviewerId,
+      JSON.stringify(
+        rows.map((r) => ({
+          id: r.id,
+          source_term_id: r.sourceTermId,
+          target_term_id: r.targetTermId,
+          relation_type: r.relationType,
+          evidence_md: r.evidenceMd,
+        })),
+      ),
+    ],
+    'run',
+  )
+}
+
+/** The relations holding each (source, target, type) key, as `source:target:type` → id. */
+export async function selectRelationsByKey(
+  tx: EntityManager,
+  keys: readonly { sourceTermId: string; targetTermId: string; relationType: RelationType }[],
+): Promise<Map<string, string>> {
+  if (keys.length === 0) return new Map()
+  const rows = await tx.execute<{ id: string; key: string }[]>(
+    `select r.id, r.source_term_id || ':' || r.target_term_id || ':' || r.relation_type as key
+       from relations r join jsonb_to_recordset(?::jsonb) as k(s uuid, t uuid, y text)
+         on r.source_term_id = k.s and r.target_term_id = k.t and r.relation_type = k.y`,
+    [JSON.stringify(keys.map((k) => ({ s: k.sourceTermId, t: k.targetTermId, y: k.relationType })))],
+  )
+  return new Map(rows.map((r) => [r.key, r.id]))
+}
+
+/** Removes relations (offline sync: the origin deleted them or no longer approves them). */
+export async function deleteRelations(tx: EntityManager, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return
+  await tx.execute('delete from relations where id = any(?::uuid[])', [uuidArray(ids)], 'run')
+}

@@ -130,6 +130,17 @@ const FIELDS: [keyof TermContent, DiffKind][] = [
 ]
 
 /**
+ * Field-by-field difference between two contents: scalars as before/after, lists as an item diff (a notation
+ * is shown as `text (kind, lang)`), definition and body as a line diff. Revisions and sync previews use it.
+ */
+export function diffTermContent(
+  a: Partial<TermContent>,
+  b: Partial<TermContent>,
+): FieldDiff<keyof TermContent>[] {
+  return FIELDS.map(([field, kind]) => diffField(field, kind, a[field] ?? null, b[field] ?? null))
+}
+
+/**
  * Field-by-field difference between two revisions (either order): scalars as before/after, lists as an item
  * diff (a notation is shown as `text (kind, lang)`), definition and body as a line diff.
  */
@@ -143,9 +154,7 @@ export async function diffRevisions(options: { idOrSlug: string; from: number; t
   const termId = await resolveTermId(manager, options.idOrSlug)
   const a = await loadRevision(manager, termId, options.from)
   const b = await loadRevision(manager, termId, options.to)
-  const fields = FIELDS.map(([field, kind]) =>
-    diffField(field, kind, a.content[field] ?? null, b.content[field] ?? null),
-  )
+  const fields = diffTermContent(a.content, b.content)
   const strip = ({ content: _c, termId: _t, ...summary }: RevisionDto): RevisionSummary => summary
   return { termId, from: strip(a), to: strip(b), fields }
 }

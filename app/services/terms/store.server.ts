@@ -329,12 +329,27 @@ export async function findTermIdsBySlugs(
  * for a term or a wiki page only when this is empty (or names the term itself).
  */
 export async function termsAtAddress(tx: EntityManager, slug: string): Promise<string[]> {
-  const rows = await tx.execute<{ term_id: string }[]>(
-    `select id as term_id from terms where slug = ? and deleted_at is null
-     union all select term_id from term_old_slugs where slug = ?`,
-    [slug, slug],
+  return (await termsAtAddresses(tx, [slug])).get(slug) ?? []
+}
+
+/**
+ * `termsAtAddress` for many slugs in one statement (offline sync checks a batch of terms at once): slug → the
+ * live terms (merged ones included) using it as their current or an old address.
+ */
+export async function termsAtAddresses(
+  tx: EntityManager,
+  slugs: readonly string[],
+): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>()
+  if (slugs.length === 0) return out
+  const list = textArray([...new Set(slugs)])
+  const rows = await tx.execute<{ slug: string; term_id: string }[]>(
+    `select slug, id as term_id from terms where slug = any(?::text[]) and deleted_at is null
+     union all select slug, term_id from term_old_slugs where slug = any(?::text[])`,
+    [list, list],
   )
-  return rows.map((r) => r.term_id)
+  for (const r of rows) out.set(r.slug, [...(out.get(r.slug) ?? []), r.term_id])
+  return out
 }
 
 /** Current and old term slugs that start with `prefix` (for choosing a free `-2`, `-3` … suffix). */
@@ -379,6 +394,32 @@ export async function recordRename(
   )
 }
 
+/**
+ * Makes `slugs` the exact old addresses of each term (offline sync carries a term's old addresses whole): the
+ * ones it no longer lists are dropped, the new ones added. The caller has checked that no other term uses them.
+ */
+export async function replaceOldSlugs(
+  tx: EntityManager,
+  terms: readonly { termId: string; slugs: readonly string[] }[],
+): Promise<void> {
+  if (terms.length === 0) return
+  await tx.execute(
+    `delete from term_old_slugs o using jsonb_to_recordset(?::jsonb) as x(term_id uuid, slugs text[])
+      where o.term_id = x.term_id and not (o.slug = any(x.slugs))`,
+    [JSON.stringify(terms.map((t) => ({ term_id: t.termId, slugs: t.slugs })))],
+    'run',
+  )
+  const rows = terms.flatMap((t) => t.slugs.map((slug) => ({ slug, term_id: t.termId })))
+  if (rows.length === 0) return
+  await tx.execute(
+    `insert into term_old_slugs (slug, term_id, created_at)
+     select x.slug, x.term_id, now() from jsonb_to_recordset(?::jsonb) as x(slug text, term_id uuid)
+     on conflict (slug) do update set term_id = excluded.term_id`,
+    [JSON.stringify(rows)],
+    'run',
+  )
+}
+
 /** A merge: the source's old slugs and its current slug become old addresses of the survivor. */
 export async function moveAddresses(
   tx: EntityManager,
@@ -397,7 +438,7 @@ export async function moveAddresses(
 export async function markTermDeleted(
   tx: EntityManager,
   id: string,
-  actorId: string,
+  actorId: string | null,
   version: number,
 ): Promise<void> {
   await tx.execute(
@@ -414,7 +455,7 @@ export type DeletedEntityType = 'term' | 'domain' | 'category'
 export async function recordDeletion(
   tx: EntityManager,
   entity: { type: DeletedEntityType; id: string },
-  actorId: string,
+  actorId: string | null,
 ): Promise<void> {
   await tx.execute(
     `insert into deletions (id, entity_type, entity_id, deleted_at, deleted_by_id) values (gen_random_uuid(), ?, ?, now(), ?)
@@ -728,15 +769,16 @@ export async function selectClassification(
   return rows.map(toClassificationDto)
 }
 
+/** Inserts an entry; its id is a new UUID unless given (offline sync keeps the origin's when it is free). */
 export async function insertClassification(
   tx: EntityManager,
   kind: ClassificationKind,
-  entry: { key: string; nameKo: string; nameEn: string; sort: number },
+  entry: { id?: string; key: string; nameKo: string; nameEn: string; sort: number },
 ): Promise<void> {
   await tx.execute(
     `insert into ${CLASSIFICATION_TABLES[kind].table} (id, key, name_ko, name_en, sort, created_at, updated_at)
-     values (gen_random_uuid(), ?, ?, ?, ?, now(), now())`,
-    [entry.key, entry.nameKo, entry.nameEn, entry.sort],
+     values (coalesce(?::uuid, gen_random_uuid()), ?, ?, ?, ?, now(), now())`,
+    [entry.id ?? null, entry.key, entry.nameKo, entry.nameEn, entry.sort],
     'run',
   )
 }

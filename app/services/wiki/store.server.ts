@@ -213,7 +213,7 @@ export async function insertPage(
   tx: EntityManager,
   id: string,
   snapshot: WikiSnapshot,
-  actorId: string,
+  actorId: string | null,
 ): Promise<void> {
   await tx.execute(
     `insert into wiki_pages (id, slug, title, content, summary, source_url, domain, status, revision,
@@ -229,13 +229,22 @@ export async function updatePage(
   id: string,
   snapshot: WikiSnapshot,
   revision: number,
-  actorId: string,
+  actorId: string | null,
 ): Promise<void> {
   await tx.execute(
     `update wiki_pages set title = ?, content = ?, summary = ?, source_url = ?, domain = ?::text[], status = ?,
                            revision = ?, updated_by_id = ?, updated_at = clock_timestamp()
       where id = ?`,
     [...fieldValues(snapshot), revision, actorId, id],
+    'run',
+  )
+}
+
+/** Soft-deletes a page: it leaves every read; its revisions stay. */
+export async function markPageDeleted(tx: EntityManager, id: string): Promise<void> {
+  await tx.execute(
+    'update wiki_pages set deleted_at = now(), updated_at = clock_timestamp() where id = ?',
+    [id],
     'run',
   )
 }
@@ -261,7 +270,7 @@ export async function insertRevision(
   pageId: string,
   revision: number,
   snapshot: WikiSnapshot,
-  author: { id: string; name: string },
+  author: { id: string | null; name: string },
 ): Promise<void> {
   await tx.execute(
     `insert into wiki_page_revisions (id, page_id, revision, slug, title, content, summary, source_url, domain,

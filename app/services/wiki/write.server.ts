@@ -13,6 +13,7 @@ import {
   insertPage,
   insertRevision,
   lockPage,
+  markPageDeleted,
   replaceTermLinks,
   updatePage,
   type WikiSnapshot,
@@ -63,6 +64,37 @@ async function syncSearch(
   }
 }
 
+/** One save of a page inside a transaction: what create, update and offline sync share. */
+export interface WikiSave {
+  id: string
+  /** The page before the save; null for a new page (written at revision 1). */
+  before: { status: WikiStatus; revision: number } | null
+  snapshot: WikiSnapshot
+  /** The linked terms' ids; undefined keeps the links as they are. */
+  termIds: readonly string[] | undefined
+  /** Who saves: the account (null for the command line) and the name the revision keeps. */
+  actor: { id: string | null; name: string }
+}
+
+/**
+ * Writes one save inside `tx`: the page row, its term links, the immutable revision row and the search side
+ * (`syncSearch`). Answers the page's new revision.
+ */
+export async function saveWikiPageInTx(tx: EntityManager, save: WikiSave): Promise<number> {
+  const revision = save.before ? save.before.revision + 1 : 1
+  if (save.before) await updatePage(tx, save.id, save.snapshot, revision, save.actor.id)
+  else await insertPage(tx, save.id, save.snapshot, save.actor.id)
+  if (save.termIds) await replaceTermLinks(tx, save.id, save.termIds)
+  await insertRevision(tx, save.id, revision, save.snapshot, save.actor)
+  await syncSearch(
+    tx,
+    save.id,
+    { before: save.before?.status ?? null, after: save.snapshot.status },
+    revision,
+  )
+  return revision
+}
+
 /** Creates a page at revision 1 (status `draft` unless given). */
 export async function createWikiPage(options: {
   input: CreateWikiPageInput
@@ -72,7 +104,6 @@ export async function createWikiPage(options: {
   return em().transactional(async (tx) => {
     const slug = await chooseWikiSlug(tx, input.title, input.slug)
     const termIds = await resolveTermSlugs(tx, input.termSlugs)
-    const id = crypto.randomUUID()
     const snapshot: WikiSnapshot = {
       slug,
       title: input.title,
@@ -83,10 +114,13 @@ export async function createWikiPage(options: {
       status: input.status,
       termSlugs: input.termSlugs,
     }
-    await insertPage(tx, id, snapshot, actor.id)
-    await replaceTermLinks(tx, id, [...termIds.values()])
-    await insertRevision(tx, id, 1, snapshot, actor)
-    await syncSearch(tx, id, { before: null, after: snapshot.status }, 1)
+    await saveWikiPageInTx(tx, {
+      id: crypto.randomUUID(),
+      before: null,
+      snapshot,
+      termIds: [...termIds.values()],
+      actor,
+    })
     return loadWikiPageDto(tx, slug)
   })
 }
@@ -140,11 +174,27 @@ export async function updateWikiPage(options: {
     }
     const canonical = (s: WikiSnapshot) => JSON.stringify({ ...s, termSlugs: [...s.termSlugs].sort() })
     if (canonical(next) === canonical(before)) return current
-    const revision = current.revision + 1
-    await updatePage(tx, current.id, next, revision, actor.id)
-    if (termIds) await replaceTermLinks(tx, current.id, [...termIds.values()])
-    await insertRevision(tx, current.id, revision, next, actor)
-    await syncSearch(tx, current.id, { before: current.status, after: next.status }, revision)
+    await saveWikiPageInTx(tx, {
+      id: current.id,
+      before: { status: current.status, revision: current.revision },
+      snapshot: next,
+      termIds: termIds && [...termIds.values()],
+      actor,
+    })
     return loadWikiPageDto(tx, current.slug)
   })
+}
+
+/**
+ * Deletes a page inside `tx` (offline sync: the origin deleted it): `deleted_at` on the row, so it leaves lists
+ * and reads while its revisions stay; a published page leaves search. The slug stays taken (slugs are never
+ * reused).
+ */
+export async function deleteWikiPageInTx(
+  tx: EntityManager,
+  page: { id: string; status: WikiStatus; revision: number },
+): Promise<void> {
+  await markPageDeleted(tx, page.id)
+  if (page.status === 'published')
+    await leaveSearch(tx, { kind: 'wiki', id: page.id, revision: page.revision })
 }
