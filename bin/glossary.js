@@ -21,6 +21,7 @@ Commands:
   web          run the web server (refuses to start while a migration is pending)
   worker       run the worker: the index pipeline, the hourly cleanup, and with REDIS_URL the queued imports
   seed-admin   create an administrator from GLOSSARY_ADMIN_EMAIL / GLOSSARY_ADMIN_PASSWORD
+  sync         offline sync bundles: export, import (preview or --apply), status
   version      print the release
 
 Configuration comes from environment variables only (see README.md).`,
@@ -40,6 +41,8 @@ the process that submits it. Nothing calls an AI provider until an administrator
 Reads GLOSSARY_ADMIN_EMAIL, GLOSSARY_ADMIN_PASSWORD (and optionally GLOSSARY_ADMIN_NAME) from the environment.
 A password on the command line is refused: it would be visible in the process list and shell history.`,
   version: `glossary version: print the release of this installation.`,
+  // Its subcommands and their help live with it in the build (sync/cli.ts): `glossary sync --help`.
+  sync: null,
 }
 
 function fail(message, code = 1) {
@@ -64,7 +67,7 @@ async function main() {
     return
   }
   if (!(command in HELP)) fail(`unknown command "${command}"\n\n${HELP.main}`, 2)
-  if (args.includes('--help') || args.includes('-h')) {
+  if (HELP[command] && (args.includes('--help') || args.includes('-h'))) {
     console.log(HELP[command])
     return
   }
@@ -78,7 +81,7 @@ async function main() {
       2,
     )
   }
-  if (command !== 'seed-admin' && args.length > 0)
+  if (command !== 'seed-admin' && command !== 'sync' && args.length > 0)
     fail(`"${command}" takes no arguments (got: ${args.join(' ')})`, 2)
 
   const build = await loadBuild()
@@ -106,6 +109,10 @@ async function main() {
       console.log(result)
       return
     }
+    case 'sync':
+      // Set, not process.exit(): stdout (a JSON report can be long) is written out before the process ends.
+      process.exitCode = await runtime.sync(args)
+      return
   }
 }
 

@@ -1,27 +1,30 @@
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { ServerBuild } from '@remix-run/node'
+import { pino } from 'pino'
 import { getConfig } from '#app/lib/config.server.ts'
 import {
   assertQueueReachable,
   databaseFailure,
   hostAndPort,
   listenFailure,
+  syncDataDirHeld,
 } from './startup-failures.server.ts'
 
 // `glossary` asks the runtime which failures are the operator's to fix (bin/glossary.js).
 export { operatorMessage } from './startup-failures.server.ts'
-import { log } from '#app/lib/logger.server.ts'
+import { log, setLogDestination } from '#app/lib/logger.server.ts'
 import { ensureEncryptionKey } from '#app/lib/secrets.server.ts'
 import { stopCompileWorker } from '#app/services/matching/compile-worker.ts'
 import { matcherCache } from '#app/services/validation/matcher-cache.server.ts'
 import { seedAdmin as seedAdminAccount } from '#app/services/auth/seed-admin.server.ts'
 import { applyMigrations, assertNoPendingMigrations } from '#db/migrator.ts'
 import { flushKeyUses } from '#app/services/auth/key-cache.server.ts'
-import { closeDb, initDb, type InitDbOptions } from '#db/orm.ts'
+import { closeDb, DataDirInUseError, embeddedDataPath, initDb, type InitDbOptions } from '#db/orm.ts'
 import { closeJobs } from '#pipeline/jobs/client.ts'
 import { closeQueue } from '#pipeline/transport.ts'
 import { startWorker, type WorkerHandle } from '#pipeline/worker.ts'
+import { syncCli } from '#sync/cli.ts'
 import { answerClientErrors, createHttpApp, type HttpAppOptions } from './http.server.ts'
 
 /**
@@ -209,4 +212,34 @@ export async function seedAdmin(): Promise<string> {
   } finally {
     await closeDb()
   }
+}
+
+/**
+ * `glossary sync …` (sync/cli.ts); resolves with the exit code. Like `web`, it refuses a pending migration. Its
+ * logs go to stderr, so stdout holds only what it prints (a bundle's path, a JSON report). On the embedded
+ * database, a running service holding the data directory is said in one line that names its admin screen.
+ */
+export async function sync(args: readonly string[]): Promise<number> {
+  const config = getConfig()
+  if (config.logLevel !== 'silent') {
+    setLogDestination(pino.destination({ dest: 2, sync: true }), config.logLevel)
+  }
+  return syncCli(args, {
+    openDatabase: async () => {
+      try {
+        await openDatabase()
+      } catch (error) {
+        if (error instanceof DataDirInUseError) throw syncDataDirHeld(embeddedDataPath(config.dataDir))
+        throw error
+      }
+      await assertNoPendingMigrations()
+    },
+    closeDatabase: async () => {
+      // An apply tells this build's matcher cache that terms changed, and it starts rebuilding (what a web
+      // process needs): let that finish before the database closes under it.
+      await matcherCache.whenIdle()
+      await stopCompileWorker()
+      await closeDb()
+    },
+  })
 }

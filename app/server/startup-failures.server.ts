@@ -32,6 +32,17 @@ export function operatorMessage(error: unknown): string | undefined {
   return error instanceof Error && OPERATOR_FAILURES.has(error.name) ? error.message : undefined
 }
 
+/**
+ * `glossary sync` on an embedded database a running service holds (PGlite is one process's): the running
+ * service does the same on its admin screen, so that is the way out, rather than stopping it.
+ */
+export function syncDataDirHeld(dataPath: string): StartupError {
+  return new StartupError(
+    `The embedded database in ${dataPath} is held by a running glossary service (\`glossary start\`): ` +
+      'export and import bundles on its admin screen, /admin/sync, or stop it and run `glossary sync` again.',
+  )
+}
+
 /** Where DATABASE_URL points, without its password. */
 function databaseAddress(databaseUrl: string): { server: string; database: string; role: string } {
   const url = new URL(databaseUrl)
