@@ -26,6 +26,7 @@ import chatStyles from './styles/chat.css?url'
 import homeStyles from './styles/home.css?url'
 import pickerStyles from './styles/picker.css?url'
 import siteStyles from './styles/site.css?url'
+import syncStyles from './styles/sync.css?url'
 import tableStyles from './styles/table.css?url'
 
 export const links: LinksFunction = () => [
@@ -37,6 +38,7 @@ export const links: LinksFunction = () => [
   { rel: 'stylesheet', href: homeStyles },
   { rel: 'stylesheet', href: adminStyles },
   { rel: 'stylesheet', href: chatStyles },
+  { rel: 'stylesheet', href: syncStyles },
   { rel: 'icon', href: '/favicon.svg', type: 'image/svg+xml' },
 ]
 

@@ -70,6 +70,7 @@ export const NAV_GROUPS: readonly NavGroup[] = [
       { to: '/admin/search-index', label: 'searchIndex.title', minRole: 'admin' },
       { to: '/admin/ai-observability', label: 'aiObs.title', minRole: 'admin' },
       { to: '/admin/ai-provider', label: 'aiProvider.title', minRole: 'admin' },
+      { to: '/admin/sync', label: 'sync.title', minRole: 'admin' },
     ],
   },
 ]

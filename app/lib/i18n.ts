@@ -18,6 +18,7 @@ import { termsEn, termsKo } from './messages/terms.ts'
 import { aiObservabilityEn, aiObservabilityKo } from './messages/ai-observability.ts'
 import { chatEn, chatKo } from './messages/chat.ts'
 import { aiProviderEn, aiProviderKo } from './messages/ai-provider.ts'
+import { syncEn, syncKo } from './messages/sync.ts'
 
 export const LANGS = ['en', 'ko'] as const
 export type Lang = (typeof LANGS)[number]
@@ -40,6 +41,7 @@ const en = {
   ...aiObservabilityEn,
   ...chatEn,
   ...aiProviderEn,
+  ...syncEn,
 } as const
 
 export type MessageKey = keyof typeof en
@@ -69,6 +71,7 @@ const ko: Record<Exclude<MessageKey, SingularKey>, string> = {
   ...aiObservabilityKo,
   ...chatKo,
   ...aiProviderKo,
+  ...syncKo,
 }
 
 const MESSAGES: Record<Lang, Partial<Record<MessageKey, string>>> = { en, ko }

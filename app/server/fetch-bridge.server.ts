@@ -37,14 +37,15 @@ export function requestHeaders(req: IncomingMessage): Headers {
 }
 
 /**
- * A Fetch request for `url` with Node's headers and the already read `body`. The signal aborts when the client
- * goes away before the answer is written (Remix stops pending loaders then).
+ * A Fetch request for `url` with Node's headers and the already read `body` (or, for a large upload, the body's
+ * stream). The signal aborts when the client goes away before the answer is written (Remix stops pending
+ * loaders then).
  */
 export function toFetchRequest(
   req: IncomingMessage,
   res: ServerResponse,
   url: string,
-  body: Uint8Array<ArrayBuffer> | undefined,
+  body: Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array> | undefined,
   headers = requestHeaders(req),
 ): Request {
   const controller = new AbortController()
@@ -53,7 +54,9 @@ export function toFetchRequest(
   res.on('close', () => {
     if (!done) controller.abort()
   })
-  return new Request(url, { method: req.method ?? 'GET', headers, body, signal: controller.signal })
+  // A stream body (a large upload) is read as it arrives: fetch requires `duplex: 'half'` for one.
+  const streamed = body instanceof ReadableStream ? { duplex: 'half' as const } : {}
+  return new Request(url, { method: req.method ?? 'GET', headers, body, signal: controller.signal, ...streamed })
 }
 
 /**

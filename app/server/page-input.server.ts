@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream'
 import type { Request as ExpressRequest, Response as ExpressResponse } from 'express'
 import { assertSameOrigin } from '#app/lib/auth-gate.server.ts'
 import { AppError } from '#app/lib/errors.server.ts'
@@ -26,6 +27,19 @@ export class PageInputError extends Error {
 const FORM_URLENCODED = 'application/x-www-form-urlencoded'
 const MULTIPART = 'multipart/form-data'
 
+/**
+ * Page actions that take large uploads (offline sync bundles, up to 1 GB: app/pages/sync-page.server.ts). Their
+ * multipart body goes to the action as the stream it is — the action writes each file to disk as it arrives,
+ * under its own size cap, and reads its few text fields itself — instead of being read whole into memory up to
+ * MAX_BODY_BYTES and checked here. The address and the origin are checked as for every form.
+ */
+const STREAMED_UPLOADS = new Set(['/admin/sync'])
+
+function isStreamedUpload(req: ExpressRequest, headers: Headers): boolean {
+  const type = (headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
+  return req.method === 'POST' && type === MULTIPART && STREAMED_UPLOADS.has(req.path)
+}
+
 /** Checks the page request and turns it into the Fetch request Remix handles. */
 export async function readPageRequest(req: ExpressRequest, res: ExpressResponse): Promise<Request> {
   if (isForbiddenMethod(req.method)) {
@@ -33,8 +47,11 @@ export async function readPageRequest(req: ExpressRequest, res: ExpressResponse)
   }
   checkUrl(req.originalUrl)
   const headers = requestHeaders(req)
-  let body: Uint8Array<ArrayBuffer> | undefined
-  if (req.method !== 'GET' && req.method !== 'HEAD') {
+  let body: Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array> | undefined
+  if (isStreamedUpload(req, headers)) {
+    checkFormOrigin(req.method, headers)
+    body = Readable.toWeb(req) as ReadableStream<Uint8Array>
+  } else if (req.method !== 'GET' && req.method !== 'HEAD') {
     body = new Uint8Array(
       await readBody(req).catch((error: unknown) => {
         if (error instanceof AppError) throw new PageInputError(error.status, error.message)

@@ -138,6 +138,7 @@ const PAGES: PageCase[] = [
   { who: 'editor', path: '/import', act: importDryRun, label: '/import (dry run)' },
   { who: 'editor', path: () => `/import?job=${made.importJobId}`, label: '/import?job=:id' },
   { who: 'editor', path: '/admin/users', status: 403 },
+  { who: 'editor', path: '/admin/sync', status: 403 },
   // administrators
   { who: 'admin', path: '/' },
   { who: 'admin', path: '/admin/users' },
@@ -150,6 +151,7 @@ const PAGES: PageCase[] = [
   { who: 'admin', path: '/admin/ai-provider' },
   { who: 'admin', path: '/admin/settings' },
   { who: 'admin', path: '/admin/sso' },
+  { who: 'admin', path: '/admin/sync' },
   { who: 'admin', path: '/meetings?status=archived' },
 ]
 
@@ -173,6 +175,7 @@ const KOREAN: [Who, string][] = [
   ['admin', '/admin/search-settings'],
   ['admin', '/admin/ai-observability'],
   ['admin', '/admin/ai-provider'],
+  ['admin', '/admin/sync'],
 ]
 const NO_SCRIPT: [Who, string][] = [
   ['viewer', '/'],
@@ -191,6 +194,7 @@ const NO_SCRIPT: [Who, string][] = [
   ['admin', '/admin/sso'],
   ['admin', '/admin/ai-observability'],
   ['admin', '/admin/ai-provider'],
+  ['admin', '/admin/sync'],
 ]
 
 function pageCase(who: Who, name: string): PageCase {

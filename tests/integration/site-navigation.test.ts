@@ -11,6 +11,7 @@ import * as searchSettingsPage from '#app/routes/admin.search-settings.tsx'
 import * as aiProviderPage from '#app/routes/admin.ai-provider.tsx'
 import * as serviceSettingsPage from '#app/routes/admin.settings.tsx'
 import * as ssoPage from '#app/routes/admin.sso.tsx'
+import * as syncPage from '#app/routes/admin.sync.tsx'
 import * as usersPage from '#app/routes/admin.users.tsx'
 import * as candidatesPage from '#app/routes/candidates.tsx'
 import * as chatPage from '#app/routes/chat.($id).tsx'
@@ -60,6 +61,7 @@ const pages = usePageServer({
   'routes/admin.search-index': { path: 'admin/search-index', module: searchIndexPage },
   'routes/admin.ai-observability': { path: 'admin/ai-observability', module: aiObservabilityPage },
   'routes/admin.ai-provider': { path: 'admin/ai-provider', module: aiProviderPage },
+  'routes/admin.sync': { path: 'admin/sync', module: syncPage },
   'routes/settings': { path: 'settings', module: settingsPage },
   'routes/register': { path: 'register', module: registerPage },
   'routes/login': { path: 'login', module: loginPage },
@@ -134,6 +136,7 @@ describe('the navigation shows what the role may use, in three groups', () => {
       '/admin/search-index',
       '/admin/ai-observability',
       '/admin/ai-provider',
+      '/admin/sync',
     ])
   })
 
