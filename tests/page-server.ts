@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net'
 import type { Server } from 'node:http'
 import type { ServerBuild } from '@remix-run/node'
-import { afterAll, beforeAll } from 'vitest'
+import { afterAll, beforeAll, expect } from 'vitest'
 import * as entryServer from '#app/entry.server.tsx'
 import * as root from '#app/root.tsx'
 import { answerClientErrors, createHttpApp } from '#app/server/http.server.ts'
@@ -139,4 +139,32 @@ export function pageText(html: string): string {
     .replace(/<[^>]+>/g, ' ')
     .replace(/&#x27;/g, "'")
     .replace(/\s+/g, ' ')
+}
+
+/**
+ * The HTML of the first element at or after `from` whose start tag carries `attribute` (`data-testid="answer"`),
+ * up to the end tag that balances it: the part of a page a test reads.
+ */
+export function elementWith(html: string, attribute: string, from = 0): string {
+  const start = html.indexOf(attribute, from)
+  expect(start, attribute).toBeGreaterThan(-1)
+  const open = html.lastIndexOf('<', start)
+  const tag = /^<(\w+)/.exec(html.slice(open))![1]!
+  let depth = 0
+  const pattern = new RegExp(`<(/?)${tag}\\b`, 'g')
+  pattern.lastIndex = open
+  for (let m = pattern.exec(html); m; m = pattern.exec(html)) {
+    depth += m[1] ? -1 : 1
+    if (depth === 0) return html.slice(open, m.index)
+  }
+  throw new Error(`no end of ${attribute}`)
+}
+
+/** Every element whose start tag carries `attribute`, as `elementWith` reads one. */
+export function elementsWith(html: string, attribute: string): string[] {
+  const parts: string[] = []
+  for (let at = html.indexOf(attribute); at !== -1; at = html.indexOf(attribute, at + 1)) {
+    parts.push(elementWith(html, attribute, at))
+  }
+  return parts
 }

@@ -13,7 +13,7 @@ import { RETRY } from '#pipeline/flow.ts'
 import { createTerm, createUser, type TestUser } from '#tests/factories.ts'
 import { dispatch } from '#tests/http.ts'
 import { drainIndexQueue } from '#tests/index-queue.ts'
-import { pageText, usePageServer } from '#tests/page-server.ts'
+import { elementWith, pageText, usePageServer } from '#tests/page-server.ts'
 import { startStandIn, type StandIn } from '#tests/provider-stand-in.ts'
 import { useTestDb } from '#tests/setup/db.ts'
 
@@ -65,21 +65,7 @@ async function find(query: string): Promise<Record<string, unknown>> {
 }
 
 /** The part of the page inside the element with this test id. */
-function partOf(html: string, testId: string): string {
-  const start = html.indexOf(`data-testid="${testId}"`)
-  expect(start, testId).toBeGreaterThan(-1)
-  const open = html.lastIndexOf('<', start)
-  const tag = /^<(\w+)/.exec(html.slice(open))![1]!
-  // the element's end: the first closing tag of its name that balances the ones opened inside it
-  let depth = 0
-  const pattern = new RegExp(`<(/?)${tag}\\b`, 'g')
-  pattern.lastIndex = open
-  for (let m = pattern.exec(html); m; m = pattern.exec(html)) {
-    depth += m[1] ? -1 : 1
-    if (depth === 0) return html.slice(open, m.index)
-  }
-  throw new Error(`no end of ${testId}`)
-}
+const partOf = (html: string, testId: string) => elementWith(html, `data-testid="${testId}"`)
 
 beforeAll(async () => {
   admin = await createUser({ role: 'admin' })

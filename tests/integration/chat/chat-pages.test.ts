@@ -7,7 +7,7 @@ import { RETRY } from '#pipeline/flow.ts'
 import { createTerm, createUser, type TestUser } from '#tests/factories.ts'
 import { dispatch } from '#tests/http.ts'
 import { drainIndexQueue } from '#tests/index-queue.ts'
-import { pageText, usePageServer, type PageAnswer } from '#tests/page-server.ts'
+import { elementsWith, elementWith, pageText, usePageServer, type PageAnswer } from '#tests/page-server.ts'
 import { startStandIn, STAND_IN_CHAT_MODEL, type StandIn } from '#tests/provider-stand-in.ts'
 import { useTestDb } from '#tests/setup/db.ts'
 import { testEnv } from '#tests/setup/test-env.ts'
@@ -40,32 +40,11 @@ function chatOf(html: string): string {
   return html.slice(start, html.indexOf('</main>', start))
 }
 
-/** The part of the page inside the first element with this test id. */
-function partOf(html: string, testId: string, from = 0): string {
-  const start = html.indexOf(`data-testid="${testId}"`, from)
-  expect(start, testId).toBeGreaterThan(-1)
-  const open = html.lastIndexOf('<', start)
-  const tag = /^<(\w+)/.exec(html.slice(open))![1]!
-  let depth = 0
-  const pattern = new RegExp(`<(/?)${tag}\\b`, 'g')
-  pattern.lastIndex = open
-  for (let m = pattern.exec(html); m; m = pattern.exec(html)) {
-    depth += m[1] ? -1 : 1
-    if (depth === 0) return html.slice(open, m.index)
-  }
-  throw new Error(`no end of ${testId}`)
-}
+/** The part of the page inside the first element with this test id (from `from`). */
+const partOf = (html: string, testId: string, from = 0) => elementWith(html, `data-testid="${testId}"`, from)
 
 /** Every part of the page with this test id. */
-function partsOf(html: string, testId: string): string[] {
-  const parts: string[] = []
-  for (let at = html.indexOf(`data-testid="${testId}"`); at !== -1;) {
-    const part = partOf(html, testId, at)
-    parts.push(part)
-    at = html.indexOf(`data-testid="${testId}"`, at + 1)
-  }
-  return parts
-}
+const partsOf = (html: string, testId: string) => elementsWith(html, `data-testid="${testId}"`)
 
 const decode = (s: string) => s.replace(/&amp;/g, '&')
 
