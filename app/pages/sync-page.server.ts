@@ -254,7 +254,7 @@ export async function previewUpload(uploadId: string, options: Applier): Promise
  * Applies the upload's bundles in one transaction (the services' rule), keeps the report for the result view
  * and removes the bundle files. An unreadable bundle is a form failure (nothing written).
  */
-export async function applyUpload(uploadId: string, options: Applier): Promise<SyncReportView> {
+async function applyUpload(uploadId: string, options: Applier): Promise<SyncReportView> {
   const dir = await existingUpload(uploadId)
   let report: ImportReport
   try {
@@ -278,6 +278,58 @@ export async function applyUpload(uploadId: string, options: Applier): Promise<S
   }
   await fs.promises.writeFile(path.join(dir, REPORT_FILE), JSON.stringify(view))
   return view
+}
+
+/** How an apply started without JavaScript stands (`startApply`), as its page reads it. */
+export type ApplyState =
+  { state: 'running'; done: number; total: number } | { state: 'done' } | { state: 'failed'; message: string }
+
+/** Beside the upload's bundles: the state of its apply, for the page that refreshes itself until it ended. */
+const STATE_FILE = 'apply-state.json'
+/** The least time between two writes of the running state. */
+const STATE_EVERY_MS = 250
+
+/**
+ * Starts applying the upload (as `applyUpload`) in the background, for a browser without JavaScript: its state
+ * is written beside the upload as it advances and when it ends, and the page at `?applying=<id>` shows it,
+ * refreshing itself until then. A second start of the same upload (the form sent twice) starts nothing. Like
+ * the upload itself, the state is on this machine's disk: the page that reads it is served by this process.
+ */
+export async function startApply(uploadId: string, options: Applier): Promise<void> {
+  const dir = await existingUpload(uploadId)
+  const file = path.join(dir, STATE_FILE)
+  let written = Promise.resolve()
+  // Writes in the order they were asked for, so the final state is never overwritten by a late progress write.
+  const write = (state: ApplyState) =>
+    (written = written.then(() => fs.promises.writeFile(file, JSON.stringify(state))).catch(() => undefined))
+  try {
+    await fs.promises.writeFile(file, JSON.stringify({ state: 'running', done: 0, total: 0 }), { flag: 'wx' })
+  } catch {
+    return // started already
+  }
+  let last = 0
+  void applyUpload(uploadId, {
+    ...options,
+    onProgress: (done, total) => {
+      if (Date.now() - last < STATE_EVERY_MS) return
+      last = Date.now()
+      void write({ state: 'running', done, total })
+    },
+  }).then(
+    () => write({ state: 'done' }),
+    (error: unknown) => write({ state: 'failed', message: failureMessage(error) }),
+  )
+}
+
+/** The state of the upload's apply started by `startApply`; gone (never started, expired) is a failure. */
+export async function applyState(uploadId: string): Promise<ApplyState> {
+  const gone = new AppError('not_found', pageMessage('sync.upload.gone'))
+  if (!UPLOAD_ID.test(uploadId)) throw gone
+  const text = await fs.promises
+    .readFile(path.join(uploadDir(uploadId), STATE_FILE), 'utf8')
+    .catch(() => null)
+  if (text === null) throw gone
+  return JSON.parse(text) as ApplyState
 }
 
 /** A line of the streamed apply: progress, then how it ended. */
@@ -370,7 +422,12 @@ const uploadedName = (file: string) => path.basename(file).replace(/^\d{3}-/, ''
 
 /** The problem, and the reader's message naming the file as uploaded rather than by its place on the server. */
 function invalidOf(error: BundleError): InvalidBundle {
-  return { problem: error.problem, detail: error.message.replaceAll(error.file, uploadedName(error.file)) }
+  return {
+    problem: error.problem,
+    detail: error.message
+      .replaceAll(error.file, uploadedName(error.file))
+      .replaceAll(path.basename(error.file), uploadedName(error.file)),
+  }
 }
 
 function reportView(report: ImportReport): SyncReportView {

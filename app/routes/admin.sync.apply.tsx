@@ -8,7 +8,8 @@ import { applyWithProgress } from '#app/pages/sync-page.server.ts'
  * upload and streams its progress back in this very response (newline-delimited JSON: progress lines, then
  * `done` with the upload's id or `failed` with the reason), so the page draws a real progress bar and then
  * opens the result. The session is checked before the apply starts: on the embedded database the apply's
- * transaction holds the only connection until it commits. Without JavaScript the page's own action applies.
+ * transaction holds the only connection until it commits. Without JavaScript the page's own action starts the
+ * apply in the background and shows its progress (`startApply`).
  */
 export async function action({ request }: ActionFunctionArgs) {
   const actor = await requireUserAction(request, 'admin')

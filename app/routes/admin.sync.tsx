@@ -19,15 +19,17 @@ import { formAction, orErrorPage } from '#app/pages/forms.server.ts'
 import { requireUser, requireUserAction } from '#app/pages/session.server.ts'
 import {
   appliedReport,
-  applyUpload,
+  applyState,
   previewUpload,
   receiveBundles,
+  startApply,
   SYNC_UPLOAD_MAX_MB,
   syncPageStatus,
   totalCounts,
   type ActionCount,
   type ActionGroup,
   type ApplyLine,
+  type ApplyState,
   type BundleView,
   type InvalidBundle,
   type SyncPageStatus,
@@ -35,14 +37,18 @@ import {
 } from '#app/pages/sync-page.server.ts'
 import { useT } from '#app/root.tsx'
 
-export const meta: MetaFunction = ({ matches }) => [{ title: pageTitle(matches, 'sync.title') }]
+export const meta: MetaFunction<typeof loader> = ({ matches, data }) => [
+  { title: pageTitle(matches, 'sync.title') },
+  // An apply started without JavaScript: the page asks again every second until it ended.
+  ...(data?.applying?.state.state === 'running' ? [{ httpEquiv: 'refresh', content: '1' }] : []),
+]
 
 /**
  * The administrator's offline sync page (issue 30, "Admin screen"), without JavaScript as with it: upload
  * bundles (the one multipart form) → the preview at `?upload=<id>` (what the CLI's `import` prints, grouped by
  * action, conflicts first, each updated item's field changes; "keep local edits" previews again) → apply (a
- * post of the upload's id; with JavaScript streamed through /admin/sync/apply with a progress bar) → the
- * result at `?result=<id>` with a flash message; below, the export form (a download from /admin/sync/export)
+ * post of the upload's id; with JavaScript streamed through /admin/sync/apply with a progress bar, without it
+ * run in the background while `?applying=<id>` shows its progress and refreshes itself) → the result at `?result=<id>` with a flash message; below, the export form (a download from /admin/sync/export)
  * and the history of applied bundles. Post → redirect → get throughout, so reloading a preview or a result
  * never uploads or applies again.
  */
@@ -67,6 +73,11 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const params = new URL(request.url).searchParams
   const uploadId = params.get('upload')
   const resultId = params.get('result')
+  const applyingId = params.get('applying')
+  const applying = applyingId
+    ? { uploadId: applyingId, state: await orErrorPage(() => applyState(applyingId)) }
+    : null
+  if (applying?.state.state === 'done') throw redirect(resultAddress(applying.uploadId, true))
   const keepLocalEdits = params.get('keepLocalEdits') === 'on'
   const result = resultId ? await orErrorPage(() => appliedReport(resultId)) : null
   if (result && resultId && params.has(ANNOUNCE)) {
@@ -76,7 +87,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     ? await orErrorPage(() => previewUpload(uploadId, { actor, keepLocalEdits }))
     : null
   const status = await syncPageStatus(HISTORY)
-  return { status, uploadId, keepLocalEdits, preview, result, maxMb: SYNC_UPLOAD_MAX_MB }
+  return { status, uploadId, keepLocalEdits, preview, result, applying, maxMb: SYNC_UPLOAD_MAX_MB }
 }
 
 /** What an apply did, in one line: the bundles applied and the sums of their counts. */
@@ -105,16 +116,18 @@ export async function action({ request }: ActionFunctionArgs) {
       const upload = await receiveBundles(request)
       throw redirect(previewAddress(upload.uploadId, upload.keepLocalEdits))
     }
+    // Without JavaScript: the apply runs in the background and `?applying=` shows its progress until it ends.
     const form = await request.formData()
     const uploadId = String(form.get('upload') ?? '')
-    await applyUpload(uploadId, { actor, keepLocalEdits: form.get('keepLocalEdits') === 'on' })
-    throw redirect(resultAddress(uploadId, true))
+    await startApply(uploadId, { actor, keepLocalEdits: form.get('keepLocalEdits') === 'on' })
+    throw redirect(`${PAGE}?applying=${uploadId}`)
   })
 }
 
 export default function SyncPage() {
   const t = useT()
-  const { status, uploadId, keepLocalEdits, preview, result, maxMb } = useLoaderData<typeof loader>()
+  const { status, uploadId, keepLocalEdits, preview, result, applying, maxMb } =
+    useLoaderData<typeof loader>()
   const failure = useActionData<typeof action>()
   const navigation = useNavigation()
   const busy = navigation.state !== 'idle'
@@ -125,6 +138,8 @@ export default function SyncPage() {
       <p className="muted">{t('sync.intro')}</p>
       <Origin status={status} />
       <FormError result={failure} />
+
+      {applying ? <Applying state={applying.state} /> : null}
 
       {result ? (
         <section aria-labelledby="sync-result-title" data-testid="sync-result">
@@ -191,6 +206,26 @@ export default function SyncPage() {
 
       <ExportForm />
       <History status={status} />
+    </section>
+  )
+}
+
+/** An apply started without JavaScript: its progress (the page refreshes itself), or why it failed. */
+function Applying({ state }: { state: ApplyState }) {
+  const t = useT()
+  return (
+    <section aria-labelledby="sync-applying-title" data-testid="sync-applying" data-state={state.state}>
+      <h2 id="sync-applying-title">{t('sync.applying')}</h2>
+      {state.state === 'failed' ? (
+        <p role="alert" className="notice error">
+          {state.message}
+        </p>
+      ) : state.state === 'running' ? (
+        <p role="status" className="sync-progress">
+          <progress aria-label={t('sync.applying')} max={Math.max(1, state.total)} value={state.done} />{' '}
+          {fill(t('sync.progress'), state)}
+        </p>
+      ) : null}
     </section>
   )
 }

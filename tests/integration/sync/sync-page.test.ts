@@ -83,6 +83,23 @@ async function previewOf(files: Bundle[], fields: Record<string, string> = {}) {
   return { uploadId: match![1]!, page }
 }
 
+/**
+ * Follows an apply started without JavaScript: its page shows the progress and refreshes itself every second
+ * (checked on the first answer while it runs) until the apply has ended, then leads to the result.
+ */
+async function appliedAt(address: string): Promise<PageAnswer> {
+  for (let asked = 0; asked < 600; asked++) {
+    const page = await pages.get(address, receiverAdmin.sessionHeaders)
+    if (page.status === 302) return page
+    expect(page.status, pageText(page.html).slice(0, 400)).toBe(200)
+    const applying = partOf(page.html, 'data-testid="sync-applying"')
+    expect(applying).toContain('data-state="running"')
+    expect(page.html).toMatch(/<meta http-equiv="refresh" content="1"\/?>/)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error(`the apply at ${address} did not end`)
+}
+
 const partOf = elementWith
 const partsOf = elementsWith
 
@@ -231,8 +248,10 @@ describe('the sync page (at the receiver)', () => {
 
   it('applies a preview: the result with a flash, the terms written, the history naming who applied', async () => {
     const { uploadId } = await previewOf([bundles[0]!])
-    const res = await pages.post('/admin/sync', { upload: uploadId }, receiverAdmin.sessionHeaders)
-    expect(res.status, pageText(res.html).slice(0, 400)).toBe(302)
+    const started = await pages.post('/admin/sync', { upload: uploadId }, receiverAdmin.sessionHeaders)
+    expect(started.status, pageText(started.html).slice(0, 400)).toBe(302)
+    expect(started.location).toBe(`/admin/sync?applying=${uploadId}`)
+    const res = await appliedAt(started.location!)
     expect(res.location).toBe(`/admin/sync?result=${uploadId}&announce=1`)
     // The result announces itself once: a flash saying what was applied, then the result's own address.
     const announced = await pages.get(res.location!, receiverAdmin.sessionHeaders)
@@ -277,6 +296,7 @@ describe('the sync page (at the receiver)', () => {
       receiverAdmin.sessionHeaders,
     )
     expect(applied.status).toBe(302)
+    await appliedAt(applied.location!)
     const older = await previewOf([bundles[0]!])
     expect(bundlesOf(older.page).map(outcomeOf)).toEqual(['skipped_older'])
     expect(older.page.html).not.toContain('data-testid="sync-apply"')
@@ -366,6 +386,34 @@ describe('the sync page (at the receiver)', () => {
     expect(bytes.length).toBeGreaterThan(12 * 1024 * 1024)
     const { page } = await previewOf([{ name: path.basename(file), bytes }])
     expect(outcomeOf(bundlesOf(page)[0]!)).toBe('previewed')
+  })
+
+  it('shows an apply running in the background with its progress, refreshing itself, and says why one failed', async () => {
+    const at = (state: object) => {
+      const id = crypto.randomUUID()
+      const dir = path.join(os.tmpdir(), 'glossary-sync-uploads', id)
+      fs.mkdirSync(dir, { recursive: true })
+      fs.writeFileSync(path.join(dir, 'apply-state.json'), JSON.stringify(state))
+      uploadIds.push(id)
+      return pages.get(`/admin/sync?applying=${id}`, receiverAdmin.sessionHeaders)
+    }
+    const running = await at({ state: 'running', done: 3, total: 10 })
+    expect(running.status).toBe(200)
+    expect(running.html).toMatch(/<meta http-equiv="refresh" content="1"\/?>/)
+    const applying = partOf(running.html, 'data-testid="sync-applying"')
+    expect(applying).toMatch(/<progress[^>]*max="10"[^>]*value="3"/)
+    expect(pageText(applying)).toContain('3 of 10 done')
+    const failed = await at({ state: 'failed', message: 'The bundles could not be applied.' })
+    expect(failed.status).toBe(200)
+    expect(failed.html).not.toContain('http-equiv="refresh"')
+    expect(pageText(partOf(failed.html, 'data-testid="sync-applying"'))).toContain(
+      'The bundles could not be applied.',
+    )
+    const unknown = await pages.get(
+      `/admin/sync?applying=${crypto.randomUUID()}`,
+      receiverAdmin.sessionHeaders,
+    )
+    expect(unknown.status).toBe(404)
   })
 
   it('reads in Korean', async () => {
