@@ -33,6 +33,7 @@ interface ConnectionInternals {
   transformRawResult<T>(res: unknown, method: Method): T
   platform: PostgreSqlPlatform
   config: Configuration
+  logger: { isEnabled(namespace: 'query', context?: Record<string, unknown>): boolean }
 }
 
 async function executeBound<T>(
@@ -60,8 +61,12 @@ async function executeBound<T>(
   sql = connection.config.get('onQuery')(sql, values)
   // knex refuses `undefined` bindings; MikroORM's inlining wrote them as NULL, and so do we.
   const bindings = values.map((value) => (value === undefined ? null : value)) as Knex.RawBinding[]
-  // Only the log line shows the values written in (MikroORM's own formatting, for debug logs).
-  const logged = connection.getSql(sql, connection.platform.formatQuery(sql, bindings), loggerContext)
+  // Only the log line shows the values written in (MikroORM's own formatting, for debug logs), and only when the
+  // query log is on: formatting escapes every value into the text, which for a batch's JSON parameter of
+  // megabytes cost seconds per sync apply (bench/sync.bench.ts) to make a line nobody logs.
+  const logged = connection.logger.isEnabled('query', loggerContext)
+    ? connection.getSql(sql, connection.platform.formatQuery(sql, bindings), loggerContext)
+    : sql
   return connection.executeQuery(
     logged,
     async () => {

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { describe, expect, it } from 'vitest'
-import { isConnectionLost, where, pageTotal, vectorLiteral } from './sql.ts'
+import { isConnectionLost, isDatabaseBusy, where, pageTotal, vectorLiteral } from './sql.ts'
 
 describe('where', () => {
   it('joins the present conditions with and, their parameters in order', () => {
@@ -95,5 +95,25 @@ describe('isConnectionLost', () => {
     expect(isConnectionLost(withCode('canceling statement due to lock timeout', '55P03'))).toBe(false)
     expect(isConnectionLost(new Error('something else'))).toBe(false)
     expect(isConnectionLost(undefined)).toBe(false)
+  })
+})
+
+describe('isDatabaseBusy', () => {
+  it('knows a statement that found no free connection in time, as knex and MikroORM hand it on', () => {
+    const knex = Object.assign(
+      new Error('Knex: Timeout acquiring a connection. The pool is probably full.'),
+      {
+        name: 'KnexTimeoutError',
+      },
+    )
+    expect(isDatabaseBusy(knex)).toBe(true)
+    expect(
+      isDatabaseBusy(
+        new Error('select 1 - Knex: Timeout acquiring a connection. The pool is probably full.'),
+      ),
+    ).toBe(true)
+    expect(isDatabaseBusy(new Error('wrapped', { cause: knex }))).toBe(true)
+    expect(isDatabaseBusy(new Error('canceling statement due to statement timeout'))).toBe(false)
+    expect(isDatabaseBusy(undefined)).toBe(false)
   })
 })

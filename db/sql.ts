@@ -170,6 +170,20 @@ const LOST_CONNECTION_MESSAGE =
  * such a connection, so a read can simply run again on a fresh one.
  */
 /**
+ * Whether a statement never ran because no connection came free in time (knex's acquire timeout, 60 s): on the
+ * embedded engine, whose one connection a long transaction (a sync apply of thousands of items) holds until it
+ * commits. The caller may ask again later; nothing of the request was done.
+ */
+export function isDatabaseBusy(error: unknown): boolean {
+  for (let e: unknown = error; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
+    const { name, message } = e as { name?: unknown; message?: unknown }
+    if (name === 'KnexTimeoutError') return true
+    if (typeof message === 'string' && message.includes('Timeout acquiring a connection')) return true
+  }
+  return false
+}
+
+/**
  * The pauses before each new attempt of a read that lost its connection. The pool learns that a connection
  * died from its socket's close event: a statement sent at once can still be handed the dead connection it
  * just gave back, so the first pause lets that event run; a second attempt covers a pool full of dead ones.

@@ -1,5 +1,5 @@
 import { ZodError } from 'zod'
-import { isConnectionLost } from '#db/sql.ts'
+import { isConnectionLost, isDatabaseBusy } from '#db/sql.ts'
 import { log } from './logger.server.ts'
 import { jsonResponse } from './held-bodies.ts'
 
@@ -120,6 +120,14 @@ export function expectedError(error: unknown): AppError | null {
     log().warn({ err: error }, 'database connection lost')
     return new AppError('not_ready', 'The database connection was lost; try again in a moment.', {
       headers: { 'Retry-After': '1' },
+    })
+  }
+  if (isDatabaseBusy(error)) {
+    // The request waited its whole time for the database (on the embedded engine, behind a long import or
+    // sync apply): it did nothing, and can be asked again once that transaction has committed.
+    log().warn('database busy: no connection came free in time')
+    return new AppError('not_ready', 'The database is busy with a long operation; try again in a moment.', {
+      headers: { 'Retry-After': '10' },
     })
   }
   return null

@@ -56,7 +56,13 @@ export function toFetchRequest(
   })
   // A stream body (a large upload) is read as it arrives: fetch requires `duplex: 'half'` for one.
   const streamed = body instanceof ReadableStream ? { duplex: 'half' as const } : {}
-  return new Request(url, { method: req.method ?? 'GET', headers, body, signal: controller.signal, ...streamed })
+  return new Request(url, {
+    method: req.method ?? 'GET',
+    headers,
+    body,
+    signal: controller.signal,
+    ...streamed,
+  })
 }
 
 /**

@@ -69,6 +69,13 @@ export interface ImportReport {
 const BATCH = 500
 
 /**
+ * Lets the process answer what waits on it between two batches: the embedded engine's statements resolve one
+ * after another without giving timers and sockets a turn, so a whole apply blocked the event loop for seconds
+ * (bench/sync.bench.ts), even for requests that need no database.
+ */
+const yieldToOthers = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+/**
  * Deletions of terms go before the items (they free the addresses an incoming term may take), the others
  * after them (a domain or category leaves once the terms carrying it were rewritten without it).
  */
@@ -278,6 +285,7 @@ async function applyBundle(
       })
       ctx.images.set(record.id, stored.id)
       progress(1)
+      await yieldToOthers()
     } else if (record.record === 'tombstone') {
       gone.get(record.type)!.add(record.id)
     } else if (record.type === 'term' && record.content.mergedInto) {
@@ -293,6 +301,7 @@ async function applyBundle(
     for (const type of types) {
       await deleteItems(ctx, type, [...gone.get(type)!])
       progress(gone.get(type)!.size)
+      await yieldToOthers()
     }
   }
   await deleteGone(DELETED_FIRST)
@@ -302,6 +311,7 @@ async function applyBundle(
     if (items.length === 0) return
     await applyItems(ctx, items[0]!.type, items)
     progress(items.length)
+    await yieldToOthers()
   }
   for await (const record of readBundleRecords(file)) {
     if (record.record !== 'item') continue
