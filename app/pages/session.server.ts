@@ -62,6 +62,14 @@ export function clientOfPage(
   return { ip: context.ip ?? '', userAgent: request.headers.get('user-agent') }
 }
 
+/** Who did a page's audited action and from where: the signed-in user (by email) and the page request's client. */
+export function pageAudit(actor: SessionActor, request: Request, context: AppLoadContext) {
+  return {
+    actor: { userId: actor.user.id, label: actor.user.email },
+    client: clientOfPage(request, context),
+  }
+}
+
 export function isHttpsPage(context: AppLoadContext): boolean {
   return context.isHttps ?? false
 }

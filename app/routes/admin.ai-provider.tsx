@@ -23,7 +23,7 @@ import {
   type FormFailure,
 } from '#app/pages/forms.server.ts'
 import { savedSettings } from '#app/pages/provider-settings.server.ts'
-import { clientOfPage, requireUser, requireUserAction } from '#app/pages/session.server.ts'
+import { pageAudit, requireUser, requireUserAction } from '#app/pages/session.server.ts'
 import { useT } from '#app/root.tsx'
 import { ListAiModelsSchema, UpdateAiProviderSchema, type AiProviderDto } from '#app/schemas/ai-provider.ts'
 import {
@@ -124,10 +124,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       const saved = await updateAiProviderSettings({
         input: parsed.data,
         actorId: actor.user.id,
-        audit: {
-          actor: { userId: actor.user.id, label: actor.user.email },
-          client: clientOfPage(request, context),
-        },
+        audit: pageAudit(actor, request, context),
       })
       return savedSettings(
         PAGE,

@@ -24,7 +24,7 @@ import {
   type FormFailure,
 } from '#app/pages/forms.server.ts'
 import { savedSettings } from '#app/pages/provider-settings.server.ts'
-import { clientOfPage, requireUser, requireUserAction } from '#app/pages/session.server.ts'
+import { pageAudit, requireUser, requireUserAction } from '#app/pages/session.server.ts'
 import { useT } from '#app/root.tsx'
 import { ListModelsSchema, UpdateRagConfigSchema, type RagConfigDto } from '#app/schemas/rag.ts'
 import { listProviderModels, testConnection } from '#app/services/search/provider-check.server.ts'
@@ -146,10 +146,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       const saved = await updateRagConfig({
         input: parsed.data,
         actorId: actor.user.id,
-        audit: {
-          actor: { userId: actor.user.id, label: actor.user.email },
-          client: clientOfPage(request, context),
-        },
+        audit: pageAudit(actor, request, context),
       })
       return savedSettings(
         PAGE,

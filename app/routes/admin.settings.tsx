@@ -5,7 +5,7 @@ import { redirectWithFlash } from '#app/lib/flash.server.ts'
 import type { MessageKey } from '#app/lib/i18n.ts'
 import { pageTitle } from '#app/lib/page-title.ts'
 import { formAction, invalidForm, parseForm } from '#app/pages/forms.server.ts'
-import { clientOfPage, requireUser, requireUserAction } from '#app/pages/session.server.ts'
+import { pageAudit, requireUser, requireUserAction } from '#app/pages/session.server.ts'
 import { useT } from '#app/root.tsx'
 import { SEVERITY_VALUES, UpdateValidationConfigSchema } from '#app/schemas/validation.ts'
 import { getValidationConfig, updateValidationConfig } from '#app/services/settings/settings.server.ts'
@@ -26,10 +26,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   return formAction(async () => {
     await updateValidationConfig({
       input: parsed.data,
-      audit: {
-        actor: { userId: actor.user.id, label: actor.user.email },
-        client: clientOfPage(request, context),
-      },
+      audit: pageAudit(actor, request, context),
     })
     // post → redirect → get: the page shows the stored value and the confirmation, with or without JavaScript
     return redirectWithFlash(

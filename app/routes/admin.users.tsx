@@ -7,7 +7,7 @@ import { Pager } from '#app/components/pager.tsx'
 import { redirectWithFlash } from '#app/lib/flash.server.ts'
 import { fill, type MessageKey } from '#app/lib/i18n.ts'
 import { formAction, invalidForm, parseForm } from '#app/pages/forms.server.ts'
-import { clientOfPage, requireUser, requireUserAction } from '#app/pages/session.server.ts'
+import { pageAudit, requireUser, requireUserAction } from '#app/pages/session.server.ts'
 import { useT, useOptionalUser } from '#app/root.tsx'
 import { ChangeRoleSchema, CreateAgentSchema, ListUsersQuerySchema } from '#app/schemas/identity.ts'
 import { createAgent, revokeAgentKeys, rotateAgentKey } from '#app/services/users/agents.server.ts'
@@ -33,10 +33,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const form = await request.formData()
   const intent = String(form.get('intent'))
   const userId = String(form.get('userId') ?? '')
-  const common = {
-    actor: { userId: actor.user.id, label: actor.user.email },
-    client: clientOfPage(request, context),
-  }
+  const common = pageAudit(actor, request, context)
   const url = new URL(request.url)
   const done = (message: MessageKey, name: string) =>
     redirectWithFlash(url.pathname + url.search, { kind: 'success', message, values: { name } }, context)

@@ -1,5 +1,5 @@
 import { redirect, type ActionFunctionArgs } from '@remix-run/node'
-import { clientOfPage, getSessionActor, isHttpsPage, requireSameOrigin } from '#app/pages/session.server.ts'
+import { getSessionActor, isHttpsPage, pageAudit, requireSameOrigin } from '#app/pages/session.server.ts'
 import { logout } from '#app/services/auth/accounts.server.ts'
 import { clearedSessionCookie } from '#app/services/auth/sessions.server.ts'
 
@@ -10,8 +10,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (actor) {
     await logout({
       sessionId: actor.sessionId,
-      actor: { userId: actor.user.id, label: actor.user.email },
-      client: clientOfPage(request, context),
+      ...pageAudit(actor, request, context),
     })
   }
   return redirect('/login', {
