@@ -21,10 +21,14 @@ import {
   unindexedTerms,
 } from './retrieval-store.server.ts'
 import {
+  meetingChunkSearch,
+  searchChunks,
   searchMeetingChunks,
   searchTermChunks,
   searchWikiChunks,
+  termChunkSearch,
   termChunksOf,
+  wikiChunkSearch,
   termsNamed,
   type MeetingChunkHit,
   type TermChunkHit,
@@ -367,17 +371,14 @@ export async function retrieveEvidence(input: {
         domain: null,
         efSearch: EVIDENCE_SEARCH.efSearch,
       }
-      const [unindexed, terms, wiki, meetings] = await Promise.all([
+      // The three searches in one transaction (one round of planner settings, not three: issue 29).
+      const [unindexed, [terms, wiki, meetings]] = await Promise.all([
         unindexedTerms(manager, relevant, settings.space),
-        searchTermChunks(manager, { ...query, limit: EVIDENCE_LIMITS.terms }),
-        searchWikiChunks(manager, { ...query, limit: EVIDENCE_LIMITS.wiki }),
-        searchMeetingChunks(manager, {
-          ...query,
-          limit: EVIDENCE_LIMITS.meetings,
-          team: null,
-          from: null,
-          to: null,
-        }),
+        searchChunks(manager, [
+          termChunkSearch({ ...query, limit: EVIDENCE_LIMITS.terms }),
+          wikiChunkSearch({ ...query, limit: EVIDENCE_LIMITS.wiki }),
+          meetingChunkSearch({ ...query, limit: EVIDENCE_LIMITS.meetings, team: null, from: null, to: null }),
+        ]),
       ])
       if (unindexed.length > 0) {
         fallback = 'not_indexed'

@@ -293,61 +293,109 @@ export const MAX_CANDIDATES = 20_000
 /** pgvector refuses an `ef_search` above this. */
 const MAX_EF_SEARCH = 1000
 
+/** What a nearest-neighbour search asks: the query's vector, its space, how many, and the HNSW breadth. */
+export interface KnnQuery {
+  vector: string
+  space: string
+  limit: number
+  /** Replaces `HNSW_SEARCH.efSearch` for a caller that needs only a few nearest passages (the chatbot's evidence). */
+  efSearch?: number
+}
+
 /**
- * A nearest-neighbour search in two steps, so that the HNSW index always serves it whatever the planner
+ * A nearest-neighbour search of one source kind, ready to run (`searchChunks`). `columns` are the chunk columns
+ * the outer query reads from `nn` (never the embedding); `outer.select` is its select list (with
+ * `nn.distance`), `outer.from` what follows `from nn` (joins and `where`). `T` is the row it answers.
+ */
+export interface KnnSearch<T extends object> {
+  kind: SourceKind
+  query: KnnQuery
+  columns: string
+  outer: { select: string; from: string; params: unknown[] }
+  /** Never set: carries the row type. */
+  readonly row?: T
+}
+
+type RowsOf<S extends readonly KnnSearch<object>[]> = {
+  -readonly [K in keyof S]: S[K] extends KnnSearch<infer T> ? T[] : never
+}
+
+/**
+ * Nearest-neighbour searches, each in two steps, so that the HNSW index always serves it whatever the planner
  * thinks of the joins: `nn` asks the chunk table alone for the `candidates` chunks of the space nearest to
  * the query (`order by` the distance, which only the index answers fast), then `outer` joins and filters
  * them (live source at its current revision, domain …) and keeps the `limit` nearest. When the filters left
  * fewer than `limit` and the index had more to give, it asks again for eight times as many candidates, up
- * to MAX_CANDIDATES. The query vector is sent (and parsed) once.
+ * to MAX_CANDIDATES. The query vector is sent (and parsed) once per statement.
  *
- * `columns` are the chunk columns the outer query reads from `nn` (never the embedding); `outer.select` is
- * its select list (with `nn.distance`), `outer.from` what follows `from nn` (joins and `where`). `efSearch`
- * replaces `HNSW_SEARCH.efSearch` for a caller that needs only a few nearest passages (the chatbot's evidence).
+ * All of them run in one read transaction with the planner settings set once (and `hnsw.ef_search` again only
+ * when a search needs another breadth): on the embedded engine every statement costs a round of its own, and
+ * the chatbot's three searches of a question took twelve (issue 29).
  */
-async function knn<T extends object>(
+export async function searchChunks<const S extends readonly KnnSearch<object>[]>(
   manager: EntityManager,
-  kind: SourceKind,
-  query: { vector: string; space: string; limit: number; efSearch?: number },
-  columns: string,
-  outer: { select: string; from: string; params: unknown[] },
-): Promise<T[]> {
-  const { table } = CHUNK_TABLES[kind]
-  for (let candidates = query.limit * OVERFETCH; ; candidates = Math.min(MAX_CANDIDATES, candidates * 8)) {
-    const rows = await manager.transactional(async (tx) => {
-      const efSearch = Math.min(MAX_EF_SEARCH, Math.max(query.efSearch ?? HNSW_SEARCH.efSearch, candidates))
-      // The planner costs a scan of the chunk table cheaply (the vectors live in TOAST, which its estimate
-      // ignores): at 100,000 chunks it preferred a sequential scan and sort (0.7 s) to the HNSW index, and with
-      // sequential scans off, a bitmap scan of another index and a sort (0.8–1.7 s for the larger candidate
-      // sets). Without those three the ordered HNSW scan is the plan (decision 016 "Speed"). The outer
-      // `order by` still needs a sort, which `enable_sort = off` prices at 1e10: far past `jit_above_cost`, so
-      // PostgreSQL compiled every search with LLVM (0.3–0.5 s, for a 13 ms index scan; issue 28). Hence JIT
-      // off here too (PGlite has no JIT but accepts the setting). One statement for all of them: on the
-      // embedded engine each statement costs a round of its own.
-      const iterative = (await hasIterativeScan(tx))
-        ? `, set_config('hnsw.iterative_scan', 'relaxed_order', true)`
-        : ''
-      await tx.execute(
-        `select set_config('hnsw.ef_search', ?, true), set_config('enable_seqscan', 'off', true),
-                set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true),
-                set_config('jit', 'off', true)${iterative}`,
-        [String(efSearch)],
-      )
-      return tx.execute<(T & { candidates: string })[]>(
-        `with nn as materialized (
-           select ${columns}, embedding <=> ?::vector as distance
-             from ${table} where model = ? order by distance limit ?)
-         select ${outer.select}, (select count(*) from nn) as candidates
-           from nn ${outer.from}
-          order by nn.distance limit ?`,
-        [query.vector, query.space, candidates, ...outer.params, query.limit],
-      )
-    })
-    const exhausted = rows.length > 0 && Number(rows[0]!.candidates) < candidates
-    if (rows.length >= query.limit || exhausted || candidates >= MAX_CANDIDATES) {
-      return rows.map(({ candidates: _, ...row }) => row as unknown as T)
+  searches: S,
+): Promise<RowsOf<S>> {
+  return manager.transactional(async (tx) => {
+    let currentEf: number | undefined
+    const results: object[][] = []
+    for (const { kind, query, columns, outer } of searches) {
+      const { table } = CHUNK_TABLES[kind]
+      for (
+        let candidates = query.limit * OVERFETCH;
+        ;
+        candidates = Math.min(MAX_CANDIDATES, candidates * 8)
+      ) {
+        const efSearch = Math.min(MAX_EF_SEARCH, Math.max(query.efSearch ?? HNSW_SEARCH.efSearch, candidates))
+        if (currentEf === undefined) await setKnnPlan(tx, efSearch)
+        else if (efSearch !== currentEf) {
+          await tx.execute(`select set_config('hnsw.ef_search', ?, true)`, [String(efSearch)])
+        }
+        currentEf = efSearch
+        // One row at least, even when the filters keep none: the count of candidates the index gave says
+        // whether asking for more could find any (an empty source answers in one statement, not five).
+        const rows = await tx.execute<(object & { candidates: string; distance: number | null })[]>(
+          `with nn as materialized (
+             select ${columns}, embedding <=> ?::vector as distance
+               from ${table} where model = ? order by distance limit ?),
+           hits as (select ${outer.select} from nn ${outer.from} order by nn.distance limit ?)
+           select hits.*, given.candidates
+             from (select count(*) as candidates from nn) given left join hits on true
+            order by hits.distance`,
+          [query.vector, query.space, candidates, ...outer.params, query.limit],
+        )
+        const hits = rows.filter((row) => row.distance !== null)
+        const exhausted = Number(rows[0]?.candidates ?? 0) < candidates
+        if (hits.length >= query.limit || exhausted || candidates >= MAX_CANDIDATES) {
+          results.push(hits.map(({ candidates: _, ...row }) => row))
+          break
+        }
+      }
     }
-  }
+    return results as RowsOf<S>
+  })
+}
+
+/**
+ * The planner settings of a KNN transaction, in one statement (on the embedded engine each statement costs a
+ * round of its own). The planner costs a scan of the chunk table cheaply (the vectors live in TOAST, which its
+ * estimate ignores): at 100,000 chunks it preferred a sequential scan and sort (0.7 s) to the HNSW index, and
+ * with sequential scans off, a bitmap scan of another index and a sort (0.8–1.7 s for the larger candidate
+ * sets). Without those three the ordered HNSW scan is the plan (decision 016 "Speed"). The outer `order by`
+ * still needs a sort, which `enable_sort = off` prices at 1e10: far past `jit_above_cost`, so PostgreSQL
+ * compiled every search with LLVM (0.3–0.5 s, for a 13 ms index scan; issue 28). Hence JIT off here too (PGlite
+ * has no JIT but accepts the setting).
+ */
+async function setKnnPlan(tx: EntityManager, efSearch: number): Promise<void> {
+  const iterative = (await hasIterativeScan(tx))
+    ? `, set_config('hnsw.iterative_scan', 'relaxed_order', true)`
+    : ''
+  await tx.execute(
+    `select set_config('hnsw.ef_search', ?, true), set_config('enable_seqscan', 'off', true),
+            set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true),
+            set_config('jit', 'off', true)${iterative}`,
+    [String(efSearch)],
+  )
 }
 
 let iterativeScan: boolean | undefined
@@ -392,8 +440,14 @@ const TERM_LIVE = `${SEARCHABLE.term.where('t')} and c.model = ?`
 /** The nearest chunks of the current revision of live terms. */
 export async function searchTermChunks(
   manager: EntityManager,
-  query: { vector: string; space: string; limit: number; domain: string | null; efSearch?: number },
+  query: KnnQuery & { domain: string | null },
 ): Promise<TermChunkHit[]> {
+  const [hits] = await searchChunks(manager, [termChunkSearch(query)])
+  return hits
+}
+
+/** The search of `searchTermChunks`, for `searchChunks`. */
+export function termChunkSearch(query: KnnQuery & { domain: string | null }): KnnSearch<TermChunkHit> {
   const params: unknown[] = []
   let domain = ''
   if (query.domain) {
@@ -401,14 +455,19 @@ export async function searchTermChunks(
                             where td.term_id = t.id and d.key = ?)`
     params.push(query.domain)
   }
-  return knn<TermChunkHit>(manager, 'term', query, 'id, term_id, revision, source_field, content', {
-    select: `nn.id, nn.term_id, nn.revision, nn.source_field, nn.content, nn.distance,
+  return {
+    kind: 'term',
+    query,
+    columns: 'id, term_id, revision, source_field, content',
+    outer: {
+      select: `nn.id, nn.term_id, nn.revision, nn.source_field, nn.content, nn.distance,
                r.content as content_json, t.status, t.updated_at`,
-    from: `join terms t on t.id = nn.term_id and t.revision = nn.revision
+      from: `join terms t on t.id = nn.term_id and t.revision = nn.revision
              join term_revisions r on r.term_id = t.id and r.revision = t.revision
             where ${SEARCHABLE.term.where('t')}${domain}`,
-    params,
-  })
+      params,
+    },
+  }
 }
 
 /** The chunks of the given terms (exact name matches), nearest first within each term. */
@@ -457,27 +516,32 @@ export interface WikiChunkHit {
 /** The nearest chunks of the current revision of published pages. */
 export async function searchWikiChunks(
   manager: EntityManager,
-  query: { vector: string; space: string; limit: number; domain: string | null; efSearch?: number },
+  query: KnnQuery & { domain: string | null },
 ): Promise<WikiChunkHit[]> {
+  const [hits] = await searchChunks(manager, [wikiChunkSearch(query)])
+  return hits
+}
+
+/** The search of `searchWikiChunks`, for `searchChunks`. */
+export function wikiChunkSearch(query: KnnQuery & { domain: string | null }): KnnSearch<WikiChunkHit> {
   const params: unknown[] = []
   let domain = ''
   if (query.domain) {
     domain = ' and ? = any(p.domain)'
     params.push(query.domain)
   }
-  return knn<WikiChunkHit>(
-    manager,
-    'wiki',
+  return {
+    kind: 'wiki',
     query,
-    'id, page_id, revision, start_offset, end_offset, content',
-    {
+    columns: 'id, page_id, revision, start_offset, end_offset, content',
+    outer: {
       select: `nn.id, nn.page_id, p.slug, p.title, p.domain, nn.revision, nn.start_offset, nn.end_offset,
                nn.content, nn.distance, p.updated_at`,
       from: `join wiki_pages p on p.id = nn.page_id and p.revision = nn.revision
             where ${SEARCHABLE.wiki.where('p')}${domain}`,
       params,
     },
-  )
+  }
 }
 
 export interface MeetingChunkHit {
@@ -494,20 +558,25 @@ export interface MeetingChunkHit {
   distance: number
 }
 
+/** Which meetings a meeting search keeps. */
+export interface MeetingFilter {
+  domain: string | null
+  team: string | null
+  from: Date | null
+  to: Date | null
+}
+
 /** The nearest chunks of the current revision of active meetings. */
 export async function searchMeetingChunks(
   manager: EntityManager,
-  query: {
-    vector: string
-    space: string
-    limit: number
-    efSearch?: number
-    domain: string | null
-    team: string | null
-    from: Date | null
-    to: Date | null
-  },
+  query: KnnQuery & MeetingFilter,
 ): Promise<MeetingChunkHit[]> {
+  const [hits] = await searchChunks(manager, [meetingChunkSearch(query)])
+  return hits
+}
+
+/** The search of `searchMeetingChunks`, for `searchChunks`. */
+export function meetingChunkSearch(query: KnnQuery & MeetingFilter): KnnSearch<MeetingChunkHit> {
   const params: unknown[] = []
   const where: string[] = []
   if (query.domain) {
@@ -526,19 +595,18 @@ export async function searchMeetingChunks(
     where.push('m.meeting_date <= ?')
     params.push(query.to.toISOString())
   }
-  return knn<MeetingChunkHit>(
-    manager,
-    'meeting',
+  return {
+    kind: 'meeting',
     query,
-    'id, meeting_id, revision, start_offset, end_offset, content',
-    {
+    columns: 'id, meeting_id, revision, start_offset, end_offset, content',
+    outer: {
       select: `nn.id, nn.meeting_id, m.title, m.meeting_date, m.team, m.domain, nn.revision, nn.start_offset,
                nn.end_offset, nn.content, nn.distance`,
       from: `join meetings m on m.id = nn.meeting_id and m.revision = nn.revision
             where ${SEARCHABLE.meeting.where('m')}${where.map((w) => ` and ${w}`).join('')}`,
       params,
     },
-  )
+  }
 }
 
 // ── What the chunk stage reads ──────────────────────────────────────────────────────────────────────────

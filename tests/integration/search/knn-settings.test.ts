@@ -1,6 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { searchMeetingChunks, searchTermChunks, searchWikiChunks } from '#app/services/search/store.server.ts'
+import {
+  meetingChunkSearch,
+  searchChunks,
+  searchMeetingChunks,
+  searchTermChunks,
+  searchWikiChunks,
+  termChunkSearch,
+  wikiChunkSearch,
+} from '#app/services/search/store.server.ts'
 import { em } from '#db/orm.ts'
 import { createTerm } from '#tests/factories.ts'
 import { closeTestDb, openTestDb } from '#tests/setup/db.ts'
@@ -60,13 +68,40 @@ function explainingTx(tx: EntityManager, observed: Observed[]): EntityManager {
   })
 }
 
-/** `manager` whose transactions hand their callback an explaining transaction. */
-function explaining(manager: EntityManager, observed: Observed[]): EntityManager {
+/** What a search's transactions did besides its KNN statements. */
+interface Rounds {
+  transactions: number
+  /** Statements setting the planner (`set_config`). */
+  settings: number
+}
+
+/** `tx` counting its `set_config` statements into `rounds`. */
+function countingTx(tx: EntityManager, rounds: Rounds): EntityManager {
+  return new Proxy(tx, {
+    get(target, property) {
+      if (property === 'execute') {
+        return (sql: string, params?: unknown[], method?: 'all' | 'get' | 'run') => {
+          if (/set_config\(/.test(sql)) rounds.settings++
+          return target.execute(sql, params, method)
+        }
+      }
+      const value = Reflect.get(target, property, target) as unknown
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
+}
+
+/** `manager` whose transactions hand their callback an explaining transaction (counted into `rounds`). */
+function explaining(manager: EntityManager, observed: Observed[], rounds?: Rounds): EntityManager {
   return new Proxy(manager, {
     get(target, property) {
       if (property === 'transactional') {
         return <T>(work: (tx: EntityManager) => Promise<T>) =>
-          target.transactional((tx) => work(explainingTx(tx, observed)))
+          target.transactional((tx) => {
+            if (!rounds) return work(explainingTx(tx, observed))
+            rounds.transactions++
+            return work(explainingTx(countingTx(tx, rounds), observed))
+          })
       }
       const value = Reflect.get(target, property, target) as unknown
       return typeof value === 'function' ? value.bind(target) : value
@@ -134,4 +169,27 @@ describe('the KNN transaction on PostgreSQL', () => {
       }
     })
   }
+
+  it('runs several searches (the chatbot evidence) in one transaction with the planner set once, each on its index', async () => {
+    const observed: Observed[] = []
+    const rounds: Rounds = { transactions: 0, settings: 0 }
+    const few = { ...query, limit: 3, efSearch: 40 }
+    const [terms, wiki, meetings] = await searchChunks(explaining(em(), observed, rounds), [
+      termChunkSearch(few),
+      wikiChunkSearch(few),
+      meetingChunkSearch({ ...few, team: null, from: null, to: null }),
+    ])
+    expect(terms).toHaveLength(3)
+    expect([wiki, meetings]).toEqual([[], []])
+    expect(rounds).toEqual({ transactions: 1, settings: 1 })
+    expect(observed.map((o) => /from (\w+_chunks)/.exec(o.sql)?.[1])).toEqual([
+      'term_chunks',
+      'wiki_chunks',
+      'meeting_chunks',
+    ])
+    for (const { jit, plan } of observed) {
+      expect(jit).toBe('off')
+      expect(nodes(plan.Plan).some((node) => node['Node Type'] === 'Index Scan')).toBe(true)
+    }
+  })
 })

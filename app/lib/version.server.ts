@@ -1,2 +1,0 @@
-/** The release every process of one deployment must share (spec: Versioning). Kept equal to package.json. */
-export const RELEASE = '0.3.3'
