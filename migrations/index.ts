@@ -21,6 +21,8 @@ import { Migration20261201001000_ai_run_indexes } from './Migration2026120100100
 import { Migration20261201002000_ai_provider } from './Migration20261201002000_ai_provider.ts'
 import { Migration20261201003000_chat } from './Migration20261201003000_chat.ts'
 import { Migration20261202001000_sync } from './Migration20261202001000_sync.ts'
+import { Migration20261203001000_release } from './Migration20261203001000_release.ts'
+import { Migration20261203002000_wiki_term_links } from './Migration20261203002000_wiki_term_links.ts'
 
 /**
  * Every migration in order. Listed explicitly rather than found on disk so that the bundled server build,
@@ -52,4 +54,6 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261201002000_ai_provider', class: Migration20261201002000_ai_provider },
   { name: 'Migration20261201003000_chat', class: Migration20261201003000_chat },
   { name: 'Migration20261202001000_sync', class: Migration20261202001000_sync },
+  { name: 'Migration20261203001000_release', class: Migration20261203001000_release },
+  { name: 'Migration20261203002000_wiki_term_links', class: Migration20261203002000_wiki_term_links },
 ]

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { RELEASE } from '#app/lib/version.server.ts'
+import { RELEASE } from '#domain/release.ts'
 import { endpoint, type Endpoint } from './endpoint.server.ts'
 import { ADMIN_USER_ENDPOINTS } from './endpoints/admin-users.server.ts'
 import { IDENTITY_ENDPOINTS } from './endpoints/identity.server.ts'

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { passageHref, readPassage } from './passage.ts'
+import { askedPassage, passageFor, passageHref } from './passage.ts'
 
 describe('passage', () => {
   const read = (query: string, length = 100, revision = 3) =>
-    readPassage(new URLSearchParams(query), length, revision)
+    passageFor(askedPassage(new URLSearchParams(query)), length, revision)
 
   it('links to a source with the range, its revision and the anchor', () => {
     expect(passageHref('/wiki/a%20b', { startOffset: 5, endOffset: 40, revision: 3 })).toBe(

@@ -58,8 +58,3 @@ export function passageFor(asked: PassageAsk | undefined, length: number, revisi
   }
   return { kind: 'mark', passage: { start, end } }
 }
-
-/** What the address asks of a page whose text is `length` code units long at `revision`. */
-export function readPassage(search: URLSearchParams, length: number, revision: number): PassageRequest {
-  return passageFor(askedPassage(search), length, revision)
-}

@@ -15,6 +15,8 @@ export function readWikiForm(form: FormData): WikiFormValues {
     domain: [...new Set(form.getAll('domain').map(String).filter(Boolean))],
     termSlugs: text('termSlugs'),
     status: text('status'),
+    // A checkbox: sent only when checked.
+    termLinks: form.get('termLinks') !== null,
   }
 }
 
@@ -90,5 +92,6 @@ export function wikiBody(values: WikiFormValues, prepared: { domain: string[]; t
     domain: prepared.domain,
     termSlugs: prepared.termSlugs,
     status: values.status,
+    termLinks: values.termLinks,
   }
 }

@@ -2,9 +2,11 @@ import { fill } from '#app/lib/i18n.ts'
 import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Form, Link, useLoaderData } from '@remix-run/react'
 import { redirectWithFlash } from '#app/lib/flash.server.ts'
-import { PASSAGE_ANCHOR, readPassage } from '#app/lib/passage.ts'
+import { askedPassage, passageFor } from '#app/lib/passage.ts'
 import { orErrorPage } from '#app/pages/forms.server.ts'
 import { requireUser, requireUserAction } from '#app/pages/session.server.ts'
+import { termLinkLabels } from '#app/pages/term-link-labels.server.ts'
+import { recordHtmlWithTermLinks } from '#app/services/annotate/page-links.server.ts'
 import { useOptionalUser, useT } from '#app/root.tsx'
 import { archiveMeeting, getMeeting } from '#app/services/meetings/meetings.server.ts'
 
@@ -19,8 +21,11 @@ function load(id: string) {
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireUser(request)
   const meeting = await load(params.id!)
-  const passage = readPassage(new URL(request.url).searchParams, meeting.content.length, meeting.revision)
-  return { meeting, passage }
+  const asked = askedPassage(new URL(request.url).searchParams)
+  const passage = passageFor(asked, meeting.content.length, meeting.revision)
+  // The text exactly as recorded (escaped), the uses of glossary terms linked, the passage asked marked.
+  const html = await recordHtmlWithTermLinks(meeting, asked, termLinkLabels())
+  return { meeting, passage, html }
 }
 
 /** Records are read-only; the one change is archiving, by an admin. */
@@ -38,8 +43,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
 export default function MeetingReader() {
   const t = useT()
   const user = useOptionalUser()
-  const { meeting, passage } = useLoaderData<typeof loader>()
-  const text = meeting.content
+  const { meeting, passage, html } = useLoaderData<typeof loader>()
   return (
     <article>
       <p>
@@ -58,19 +62,10 @@ export default function MeetingReader() {
       {passage.kind === 'stale' ? (
         <p className="notice">{fill(t('search.passageStale'), { revision: passage.revision })}</p>
       ) : null}
-      {/* The original text exactly as recorded: plain text, never interpreted as Markdown or HTML; the passage a
-          search result points at is marked (app/lib/passage.ts). */}
-      {passage.kind === 'mark' ? (
-        <pre className="original">
-          {text.slice(0, passage.passage.start)}
-          <mark className="passage" id={PASSAGE_ANCHOR}>
-            {text.slice(passage.passage.start, passage.passage.end)}
-          </mark>
-          {text.slice(passage.passage.end)}
-        </pre>
-      ) : (
-        <pre className="original">{text}</pre>
-      )}
+      {/* The original text exactly as recorded: plain text, escaped, never interpreted as Markdown or HTML; the
+          uses of glossary terms linked and the passage a search result points at marked, by the service
+          (app/services/annotate/page-links.server.ts). */}
+      <pre className="original" dangerouslySetInnerHTML={{ __html: html }} />
       {user?.role === 'admin' && meeting.status === 'active' ? (
         <Form method="post">
           <button type="submit" className="danger">

@@ -3,6 +3,7 @@ import { Link, useLoaderData } from '@remix-run/react'
 import { fill, type MessageKey } from '#app/lib/i18n.ts'
 import { askedPassage, passageFor } from '#app/lib/passage.ts'
 import { orErrorPage } from '#app/pages/forms.server.ts'
+import { termLinkLabels } from '#app/pages/term-link-labels.server.ts'
 import { requireUser } from '#app/pages/session.server.ts'
 import { wikiDomains } from '#app/pages/wiki-form.server.ts'
 import { className, useLang } from '#app/components/terms/ui.tsx'
@@ -18,7 +19,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   // A search result's passage (app/lib/passage.ts): the service marks the blocks that hold it.
   const asked = askedPassage(new URL(request.url).searchParams)
   const [page, domains] = await Promise.all([
-    orErrorPage(() => getWikiPage({ slug: params.slug!, passage: asked })),
+    orErrorPage(() => getWikiPage({ slug: params.slug!, passage: asked, termLinks: termLinkLabels() })),
     wikiDomains(),
   ])
   const passage = passageFor(asked, page.content.length, page.revision)
@@ -63,7 +64,8 @@ export default function WikiPageView() {
           </a>
         </p>
       ) : null}
-      {/* Rendered by the service: markdown-it with raw HTML off, then sanitize-html with an allow-list. */}
+      {/* Rendered by the service: markdown-it with raw HTML off, term links (app/services/annotate/), then
+          sanitize-html with an allow-list. */}
       <div className="markdown" dangerouslySetInnerHTML={{ __html: page.html }} />
       <h2>{t('wiki.linkedTerms')}</h2>
       <ul>

@@ -82,6 +82,7 @@ export default function EditWikiPage() {
     domain: page.domain,
     termSlugs: page.termSlugs.join('\n'),
     status: page.status,
+    termLinks: page.termLinks,
   }
   const conflict = result?.code === 'revision_conflict'
   // After a conflict the next save is based on the revision now current (the user has seen the warning).

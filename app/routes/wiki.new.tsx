@@ -65,6 +65,7 @@ export default function NewWikiPage() {
     domain: [],
     termSlugs: '',
     status: 'draft',
+    termLinks: true,
   }
   return (
     <section>

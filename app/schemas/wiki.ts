@@ -115,6 +115,12 @@ export const CreateWikiPageSchema = z
     domain: DomainListSchema.default([]),
     termSlugs: TermSlugsSchema.default([]),
     status: z.enum(WIKI_STATUSES).default('draft').meta({ description: 'Default `draft`.' }),
+    termLinks: z
+      .boolean()
+      .default(true)
+      .meta({
+        description: 'Link the uses of glossary terms for readers, with their definitions. Default on.',
+      }),
   })
   .strict()
 export type CreateWikiPageInput = z.output<typeof CreateWikiPageSchema>
@@ -132,6 +138,10 @@ export const UpdateWikiPageSchema = z
     domain: DomainListSchema.optional(),
     termSlugs: TermSlugsSchema.optional(),
     status: z.enum(WIKI_STATUSES).optional(),
+    termLinks: z.boolean().optional().meta({
+      description:
+        'Switches term links on or off for readers; alone it changes the page without a new revision.',
+    }),
   })
   .strict()
   .refine(
@@ -188,6 +198,10 @@ const wikiSummaryFields = {
   termSlugs: z.array(z.string()),
   status: z.enum(WIKI_STATUSES),
   revision: z.number().int(),
+  termLinks: z.boolean().meta({
+    description:
+      'Whether readers see the uses of glossary terms on the page linked to their terms, with definitions (a display setting: changing it writes no revision).',
+  }),
   official: z.boolean().meta({
     description: 'True only for published pages: drafts and archived pages are not official evidence.',
   }),

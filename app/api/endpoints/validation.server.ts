@@ -8,11 +8,13 @@ import {
   ValidateSchema,
   ValidationConfigSchema,
 } from '#app/schemas/validation.ts'
+import { AnnotateResponseSchema, AnnotateSchema } from '#app/schemas/annotate.ts'
+import { annotate } from '#app/services/annotate/annotate.server.ts'
 import { getValidationConfig, updateValidationConfig } from '#app/services/settings/settings.server.ts'
 import { toSarif } from '#app/services/validation/sarif.server.ts'
 import { validateBatch, validateText } from '#app/services/validation/validate.server.ts'
 import { encodeValidateAnswer } from '#app/api/validate-answer.server.ts'
-import { RELEASE } from '#app/lib/version.server.ts'
+import { RELEASE } from '#domain/release.ts'
 import { auditActorOf, clientOf } from './identity.server.ts'
 import { jsonResponse } from '#app/lib/held-bodies.ts'
 
@@ -59,6 +61,21 @@ export const VALIDATION_ENDPOINTS = [
         headers: { 'Content-Type': 'application/sarif+json; charset=utf-8' },
       })
     },
+  }),
+  endpoint({
+    method: 'POST',
+    path: '/annotate',
+    operationId: 'annotateText',
+    summary: 'Find the uses of terms in a text: spans, and HTML with term links and definitions',
+    description:
+      'The term links wiki pages show, for other tools: every use of a glossary term in the text (the matcher of `POST /validate`: letter case, Korean particles, word boundaries) as `spans` with UTF-16 offsets of the input, and `html`, the text with each preferred or admitted use linked to its term and described by its definition (a tooltip shown on hover and keyboard focus by the `term`/`term-def` classes, no script needed), and each deprecated notation marked with the form to write. Against the newest committed glossary (`glossary.version`).',
+    tag: 'validation',
+    access,
+    body: AnnotateSchema,
+    maxBodyBytes: 11 * 1024 * 1024,
+    response: AnnotateResponseSchema,
+    errors: ['payload_too_large'],
+    handler: async ({ body }) => annotate(body),
   }),
   endpoint({
     method: 'GET',

@@ -18,6 +18,8 @@ export interface WikiFormValues {
   /** The linked terms as typed: names, notations or addresses, one per line or separated by commas. */
   termSlugs: string
   status: string
+  /** Readers see the uses of glossary terms linked, with their definitions. */
+  termLinks: boolean
 }
 
 /** An entry of the linked terms that named several terms, as the server offers it (a radio group). */
@@ -115,6 +117,10 @@ export function WikiEditor(props: {
             </option>
           ))}
         </select>
+      </label>
+      <label className="inline-check">
+        <input type="checkbox" name="termLinks" defaultChecked={values.termLinks} />
+        {t('wiki.termLinks')}
       </label>
       <div className="actions">
         <button type="submit" name="intent" value="preview" className="secondary">

@@ -50,6 +50,9 @@ export const contentEn = {
   'wiki.draftNotice': 'Draft: not official evidence until it is reviewed and published.',
   'wiki.archivedNotice': 'Archived: kept for reference, not searched.',
   'wiki.linkedTerms': 'Linked terms',
+  'wiki.termLinks': 'Link glossary terms for readers, with their definitions',
+  'termLinks.useInstead': 'Deprecated: write “{preferred}”.',
+  'termLinks.deprecatedTerm': 'This term is deprecated.',
   'wiki.ofTerm': 'Wiki pages',
   'wiki.conflict':
     'Someone saved a newer revision first. Your text is kept below; compare before saving again.',
@@ -120,6 +123,9 @@ export const contentKo: Record<keyof typeof contentEn, string> = {
   'wiki.draftNotice': '초안: 검토되어 게시되기 전에는 공식 근거가 아닙니다.',
   'wiki.archivedNotice': '보관됨: 참고용으로 남기며 검색되지 않습니다.',
   'wiki.linkedTerms': '연결된 용어',
+  'wiki.termLinks': '읽는 사람에게 용어집 용어를 정의와 함께 링크로 보여 주기',
+  'termLinks.useInstead': '사용 중지된 표기: “{preferred}”(으)로 쓰세요.',
+  'termLinks.deprecatedTerm': '사용 중지된 용어입니다.',
   'wiki.ofTerm': '위키 페이지',
   'wiki.conflict':
     '다른 사람이 먼저 새 리비전을 저장했습니다. 작성한 내용은 아래에 남아 있습니다. 비교한 뒤 다시 저장하세요.',

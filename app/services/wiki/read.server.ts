@@ -1,10 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
+import { pageHtmlWithTermLinks } from '#app/services/annotate/page-links.server.ts'
+import type { TermLinkLabels } from '#app/services/annotate/annotate.server.ts'
 import { AppError } from '#app/lib/errors.server.ts'
 import type { PassageAsk } from '#app/lib/passage.ts'
 import type { ListWikiQuery } from '#app/schemas/wiki.ts'
 import { diffField, type FieldDiff } from '#app/services/revision-diff.server.ts'
 import { em } from '#db/orm.ts'
 import {
+  pageHtml,
   selectPage,
   selectPageId,
   selectPageList,
@@ -39,15 +42,28 @@ export async function loadWikiPageDto(
   manager: EntityManager,
   slug: string,
   passage?: PassageAsk,
+  options: { html?: boolean } = {},
 ): Promise<WikiPageDto> {
-  const page = await selectPage(manager, slug, passage)
+  const page = await selectPage(manager, slug, passage, options)
   if (!page) throw new AppError('not_found', `No wiki page "${slug}".`)
   return page
 }
 
-/** One page by slug: the original Markdown, its sanitized HTML (marking `passage`, if asked) and the linked terms. */
-export async function getWikiPage(options: { slug: string; passage?: PassageAsk }): Promise<WikiPageDto> {
-  return loadWikiPageDto(em(), normalizeSlug(options.slug), options.passage)
+/**
+ * One page by slug: the original Markdown, its sanitized HTML (marking `passage`, if asked) and the linked terms.
+ * With `termLinks` (the wiki page as readers see it, issue 32), the HTML links the uses of glossary terms,
+ * unless the page has them switched off.
+ */
+export async function getWikiPage(options: {
+  slug: string
+  passage?: PassageAsk
+  termLinks?: TermLinkLabels
+}): Promise<WikiPageDto> {
+  const slug = normalizeSlug(options.slug)
+  if (!options.termLinks) return loadWikiPageDto(em(), slug, options.passage)
+  const page = await loadWikiPageDto(em(), slug, options.passage, { html: false })
+  if (!page.termLinks) return { ...page, html: pageHtml(page, options.passage) } // switched off for this page
+  return { ...page, html: await pageHtmlWithTermLinks(page, options.passage, options.termLinks) }
 }
 
 /**

@@ -48,13 +48,14 @@ interface PageRow {
   updated_by_id: string | null
   updated_by_name: string | null
   terms: { id: string; slug: string; name: string }[] | string | null
+  term_links: boolean
   content?: string
 }
 
 /** Linked terms (not deleted ones), ordered by slug only for a stable display: links have no priority. */
 const PAGE_SELECT = (withContent: boolean) => `
-  select p.id, p.slug, p.title, p.summary, p.source_url, p.domain, p.status, p.revision, p.created_at,
-         p.updated_at, p.created_by_id, cu.name as created_by_name, p.updated_by_id, uu.name as updated_by_name,
+  select p.id, p.slug, p.title, p.summary, p.source_url, p.domain, p.status, p.revision, p.term_links,
+         p.created_at, p.updated_at, p.created_by_id, cu.name as created_by_name, p.updated_by_id, uu.name as updated_by_name,
          ${withContent ? 'p.content,' : ''}
          coalesce((select json_agg(json_build_object('id', t.id, 'slug', t.slug, 'name', t.name) order by t.slug)
                      from wiki_page_terms wt join terms t on t.id = wt.term_id and t.deleted_at is null
@@ -77,6 +78,7 @@ function toListItem(row: PageRow): WikiListItemDto {
     sourceUrl: row.source_url,
     domain: row.domain ?? [],
     termSlugs: linkedTerms(row).map((t) => t.slug),
+    termLinks: row.term_links,
     status: row.status,
     revision: row.revision,
     official: row.status === 'published',
@@ -87,12 +89,20 @@ function toListItem(row: PageRow): WikiListItemDto {
   }
 }
 
-/** The page as the API returns it; with `asked`, its HTML marks that passage when it applies to this text. */
-function toPageDto(row: PageRow, asked?: PassageAsk): WikiPageDto {
+/**
+ * The page as the API returns it; with `asked`, its HTML marks that passage when it applies to this text.
+ * Without `html`, its HTML is left empty for the caller to render (the page with term links).
+ */
+function toPageDto(row: PageRow, asked?: PassageAsk, html = true): WikiPageDto {
   const content = row.content ?? ''
-  const passage = passageFor(asked, content.length, row.revision)
-  const html = renderMarkdown(content, passage.kind === 'mark' ? { passage: passage.passage } : undefined)
-  return { ...toListItem(row), content, html, terms: linkedTerms(row) }
+  const rendered = html ? pageHtml({ content, revision: row.revision }, asked) : ''
+  return { ...toListItem(row), content, html: rendered, terms: linkedTerms(row) }
+}
+
+/** A page's sanitized HTML, marking the passage `asked` when it applies to this revision. */
+export function pageHtml(page: { content: string; revision: number }, asked?: PassageAsk): string {
+  const passage = passageFor(asked, page.content.length, page.revision)
+  return renderMarkdown(page.content, passage.kind === 'mark' ? { passage: passage.passage } : undefined)
 }
 
 /**
@@ -103,12 +113,13 @@ export async function selectPage(
   manager: EntityManager,
   slug: string,
   passage?: PassageAsk,
+  options: { html?: boolean } = {},
 ): Promise<WikiPageDto | undefined> {
   const rows = await manager.execute<PageRow[]>(
     `${PAGE_SELECT(true)} where p.slug = ? and p.deleted_at is null`,
     [slug],
   )
-  return rows[0] && toPageDto(rows[0], passage)
+  return rows[0] && toPageDto(rows[0], passage, options.html)
 }
 
 /** The id of the live page with this slug, or undefined. */
@@ -238,6 +249,11 @@ export async function updatePage(
     [...fieldValues(snapshot), revision, actorId, id],
     'run',
   )
+}
+
+/** Whether readers see the page's term uses linked (a display setting: no revision, issue 32). */
+export async function setPageTermLinks(tx: EntityManager, id: string, on: boolean): Promise<void> {
+  await tx.execute('update wiki_pages set term_links = ? where id = ?', [on, id], 'run')
 }
 
 /** Soft-deletes a page: it leaves every read; its revisions stay. */

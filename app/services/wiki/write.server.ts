@@ -15,6 +15,7 @@ import {
   lockPage,
   markPageDeleted,
   replaceTermLinks,
+  setPageTermLinks,
   updatePage,
   type WikiSnapshot,
 } from './store.server.ts'
@@ -114,13 +115,9 @@ export async function createWikiPage(options: {
       status: input.status,
       termSlugs: input.termSlugs,
     }
-    await saveWikiPageInTx(tx, {
-      id: crypto.randomUUID(),
-      before: null,
-      snapshot,
-      termIds: [...termIds.values()],
-      actor,
-    })
+    const id = crypto.randomUUID()
+    await saveWikiPageInTx(tx, { id, before: null, snapshot, termIds: [...termIds.values()], actor })
+    if (!input.termLinks) await setPageTermLinks(tx, id, false)
     return loadWikiPageDto(tx, slug)
   })
 }
@@ -172,8 +169,11 @@ export async function updateWikiPage(options: {
       status: current.status,
       termSlugs: current.termSlugs,
     }
+    // Term links are a display setting of the page, not its content: switching them writes no revision.
+    const switched = input.termLinks !== undefined && input.termLinks !== current.termLinks
+    if (switched) await setPageTermLinks(tx, current.id, input.termLinks!)
     const canonical = (s: WikiSnapshot) => JSON.stringify({ ...s, termSlugs: [...s.termSlugs].sort() })
-    if (canonical(next) === canonical(before)) return current
+    if (canonical(next) === canonical(before)) return switched ? loadWikiPageDto(tx, current.slug) : current
     await saveWikiPageInTx(tx, {
       id: current.id,
       before: { status: current.status, revision: current.revision },

@@ -435,6 +435,12 @@ describe('/search', () => {
       const href = /data-testid="search-result"><a [^>]*href="([^"]+)"/.exec(bodyOf(html))![1]!
       return href.replace(/&amp;/g, '&').split('#')
     }
+    // The sources' term links (issue 32) are left out: this is about the passage.
+    const plain = (html: string) =>
+      html.replace(
+        /<span class="term"><a class="term-link"[^>]*>([^<]*)<\/a><span class="term-def".*?<\/span><\/span>/g,
+        '$1',
+      )
     const [wikiLink, wikiAnchor] = firstLink(
       (await pages.get('/search?tab=wiki&q=pangolin', viewer.sessionHeaders)).html,
     )
@@ -442,19 +448,21 @@ describe('/search', () => {
     expect(wikiAnchor).toBe('passage')
     const wikiOpened = await pages.get(wikiLink!, viewer.sessionHeaders)
     expect(wikiOpened.status).toBe(200)
-    expect(bodyOf(wikiOpened.html)).toContain('<p class="passage" id="passage">How the pangolin ledger')
+    expect(plain(bodyOf(wikiOpened.html))).toContain(
+      '<p class="passage" id="passage">How the pangolin ledger',
+    )
 
     const [meetingLink] = firstLink(
       (await pages.get('/search?tab=meetings&q=pangolin', viewer.sessionHeaders)).html,
     )
     expect(meetingLink).toBe(`/meetings/${meetingId}?passage=0-43&revision=1`)
     const meetingOpened = await pages.get(meetingLink!, viewer.sessionHeaders)
-    expect(bodyOf(meetingOpened.html)).toContain(
+    expect(plain(bodyOf(meetingOpened.html))).toContain(
       '<mark class="passage" id="passage">We discussed the pangolin ledger migration.</mark>',
     )
     // a part of the record: the text around the mark stays as recorded
     const part = await pages.get(`/meetings/${meetingId}?passage=3-12`, viewer.sessionHeaders)
-    expect(bodyOf(part.html)).toMatch(
+    expect(plain(bodyOf(part.html))).toMatch(
       /<pre class="original">We <mark class="passage" id="passage">discussed<\/mark> the pangolin/,
     )
 
