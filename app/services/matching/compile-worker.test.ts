@@ -1,5 +1,14 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
-import { compileNotationsOffThread, lastCompileThread, stopCompileWorker } from './compile-worker.ts'
+import {
+  compileNotationsOffThread,
+  compilerEntry,
+  lastCompileThread,
+  stopCompileWorker,
+} from './compile-worker.ts'
 import { buildMatcher, matcherFromCompiled } from './matcher.ts'
 
 afterAll(async () => {
@@ -31,5 +40,21 @@ describe('compiling on a worker thread', () => {
     ])
     expect(a.notations).toEqual(['alpha', 'beta'])
     expect(b.notations).toEqual(['gamma'])
+  })
+})
+
+describe('the file the compiler thread runs', () => {
+  it('is the compiler build beside the server build, never the whole server build when it is there', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'glossary-compiler-entry-'))
+    try {
+      const server = pathToFileURL(path.join(dir, 'index.js'))
+      expect(compilerEntry(server).href).toBe(server.href) // a build without it: the module itself
+      fs.writeFileSync(path.join(dir, 'matcher-compiler.js'), '')
+      expect(compilerEntry(server).href).toBe(pathToFileURL(path.join(dir, 'matcher-compiler.js')).href)
+      const source = new URL('./compile-worker.ts', import.meta.url)
+      expect(compilerEntry(source).href).toBe(source.href)
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
