@@ -305,8 +305,10 @@ try {
     )
   }
 } finally {
+  // Kept-alive connections (the client's, ours to the provider) would hold both servers open.
+  server.closeAllConnections()
   server.close()
-  await provider.close()
   await closeDb()
   await postgres?.drop()
+  process.exit(process.exitCode ?? 0)
 }
