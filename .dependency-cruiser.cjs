@@ -34,6 +34,21 @@ module.exports = {
       from: { path: '^(app/services|pipeline|sync)/' },
       to: { path: '^app/(routes|components|pages|api)/' },
     },
+    {
+      name: 'services-not-mcp',
+      severity: 'error',
+      comment: 'Services never import the MCP server (app/mcp/): it calls them, as the API does.',
+      from: { path: '^(app/services|pipeline|sync)/' },
+      to: { path: '^app/mcp/' },
+    },
+    {
+      name: 'mcp-calls-services',
+      severity: 'error',
+      comment:
+        'app/mcp/ wraps services for agents: it never imports routes, components, page helpers, the REST layer or the web process.',
+      from: { path: '^app/mcp/' },
+      to: { path: '^app/(routes|components|pages|api|server)/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

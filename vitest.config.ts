@@ -6,7 +6,6 @@ export default defineConfig({
     include: [
       'app/**/*.test.ts',
       'db/**/*.test.ts',
-      'domain/**/*.test.ts',
       'pipeline/**/*.test.ts',
       'sync/**/*.test.ts',
       'tests/**/*.test.ts',

@@ -17,9 +17,15 @@ export default defineConfig({
     include: [
       'db/migrator.test.ts',
       'pipeline/worker.test.ts',
-      'tests/integration/{chat,content,glossary,identity,search,share,sso,sync}/**/*.test.ts',
+      'tests/integration/{chat,content,glossary,identity,ops,search,share,sso,sync}/**/*.test.ts',
       // Text the database cannot store (the drivers differ); the import template's dry run.
       'tests/integration/{hardening,import-template,lost-connection}.test.ts',
+      // GET /metrics: the scrape-time reads of the queue, heartbeats and the connection pool.
+      'tests/integration/metrics/**/*.test.ts',
+      // Backup, verify-backup and restore: pg_dump and pg_restore against the machine's server.
+      'tests/integration/backup/**/*.test.ts',
+      // MCP at /mcp: the tools' service calls, the key check and the chat's conversation rows.
+      'tests/integration/mcp/**/*.test.ts',
     ],
     exclude: [
       ...(base.test?.exclude ?? []),

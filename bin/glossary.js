@@ -22,7 +22,10 @@ Commands:
   worker       run the worker: the index pipeline, the hourly cleanup, and with REDIS_URL the queued imports
   seed-admin   create an administrator from GLOSSARY_ADMIN_EMAIL / GLOSSARY_ADMIN_PASSWORD
   sync         offline sync bundles: export, import (preview or --apply), status
-  version      print the release
+  backup       write a backup of the database (and its manifest) to one file: --out <file>
+  verify-backup  restore a backup into a scratch database and check it against its manifest
+  restore      restore a backup into an empty data directory or database, then verify it
+  version      print the release of the code and of the database
 
 Configuration comes from environment variables only (see README.md).`,
   start: `glossary start: apply migrations, then serve the web app and run the worker in this process.
@@ -40,9 +43,33 @@ the process that submits it. Nothing calls an AI provider until an administrator
   'seed-admin': `glossary seed-admin: create an administrator account.
 Reads GLOSSARY_ADMIN_EMAIL, GLOSSARY_ADMIN_PASSWORD (and optionally GLOSSARY_ADMIN_NAME) from the environment.
 A password on the command line is refused: it would be visible in the process list and shell history.`,
-  version: `glossary version: print the release of this installation.`,
+  version: `glossary version: print the release of this code and of its database (the release the last
+\`glossary migrate\` recorded, and the migrations still pending for this code). Web and worker refuse to start
+while the two differ. It never creates the embedded database.`,
   // Its subcommands and their help live with it in the build (sync/cli.ts): `glossary sync --help`.
   sync: null,
+  backup: `glossary backup --out <file> [--json]: write a consistent snapshot of the whole database to <file> (refused
+when it exists): a tar holding manifest.json (release, migrations, row count and content digest of every
+table, the dump's size and SHA-256) and the dump (embedded: PGlite's dump of its data directory; with
+DATABASE_URL: pg_dump --format=custom, which needs the PostgreSQL client programs, Debian package
+postgresql-client-15, of the server's version or newer). The encryption key is never inside: the command
+says where it is; keep it separately. The embedded database must not be held by a running service: stop
+it first (the upgrade procedure does). --json prints the result (file, size, key location, manifest) as JSON.
+Exit code 0 when written, 1 on failure (no file is left), 2 on bad usage.`,
+  'verify-backup': `glossary verify-backup <file> [--json]: restore a backup into a scratch location (embedded: an
+in-memory database; PostgreSQL: a scratch database glossary_verify_<random> on the server of DATABASE_URL,
+always dropped afterwards; that role creates it and pgvector in it, so use a superuser's DATABASE_URL) and check it: the dump's SHA-256, its migrations
+against this release's (migrations still pending for this release are reported, a backup of a newer release
+is refused), the row count and digest of every table, a sample of terms with their latest revision, and every
+stored secret decrypted with the current key. Nothing touches the installation's database.
+Exit code 0 only when everything matches and every secret is readable, 1 otherwise (each difference on its
+own line), 2 on bad usage. --json prints the report as JSON.`,
+  restore: `glossary restore <file> [--json]: restore a backup into an EMPTY target only, never over live data:
+embedded, GLOSSARY_DATA_DIR/db missing or empty; PostgreSQL, the DATABASE_URL database without any table in
+its public schema (a superuser creates the vector and pg_trgm extensions first). Then the checks of
+verify-backup run against the restored database; when one fails, the restored data is left for inspection.
+The encryption key is not in the backup: set GLOSSARY_ENCRYPTION_KEY (or put the key file back) first.
+Exit code 0 when restored and verified, 1 otherwise, 2 on bad usage. --json prints the report as JSON.`,
 }
 
 function fail(message, code = 1) {
@@ -71,17 +98,13 @@ async function main() {
     console.log(HELP[command])
     return
   }
-  if (command === 'version') {
-    console.log(version)
-    return
-  }
   if (command === 'seed-admin' && args.length > 0) {
     fail(
       'seed-admin takes no arguments; pass the password in GLOSSARY_ADMIN_PASSWORD, never on the command line.',
       2,
     )
   }
-  if (command !== 'seed-admin' && command !== 'sync' && args.length > 0)
+  if (!['seed-admin', 'sync', 'backup', 'verify-backup', 'restore'].includes(command) && args.length > 0)
     fail(`"${command}" takes no arguments (got: ${args.join(' ')})`, 2)
 
   const build = await loadBuild()
@@ -93,6 +116,9 @@ async function main() {
   }
   const web = { build, clientDir: CLIENT_DIR }
   switch (command) {
+    case 'version':
+      console.log((await runtime.version()).join('\n'))
+      return
     case 'migrate': {
       const applied = await runtime.migrate()
       console.log(applied.length ? `applied: ${applied.join(', ')}` : 'the schema is up to date')
@@ -112,6 +138,11 @@ async function main() {
     case 'sync':
       // Set, not process.exit(): stdout (a JSON report can be long) is written out before the process ends.
       process.exitCode = await runtime.sync(args)
+      return
+    case 'backup':
+    case 'verify-backup':
+    case 'restore':
+      process.exitCode = await runtime.backup(command, args)
       return
   }
 }

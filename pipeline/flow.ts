@@ -1,5 +1,6 @@
 import { scrubSecrets } from '#app/lib/log-safety.ts'
 import { log } from '#app/lib/logger.server.ts'
+import { countIndexRow } from '#app/lib/metrics.server.ts'
 import { CALL_LIMITS, ProviderError } from '#app/services/ai/provider.server.ts'
 import {
   claimOne,
@@ -141,6 +142,7 @@ export async function runStage(
   if (!held) return undefined
   if (held.action === 'remove') {
     await removeFromSearch(held)
+    countIndexRow('removed')
     return undefined
   }
   const state = await searchState()
@@ -148,6 +150,7 @@ export async function runStage(
     await requeue(em(), held, held.attempt, NOT_READY_DELAY_MS, notReadyMessage(state.reason), {
       spendAttempt: false,
     })
+    countIndexRow('deferred')
     return undefined
   }
   const stage = FLOW.find((s) => s.name === name)!
@@ -161,6 +164,7 @@ export async function runStage(
   try {
     const outcome = await stage.run(held, state.settings)
     if (pause) await clearPause(em(), pause.provider)
+    if (outcome === 'done') countIndexRow('ready')
     return outcome === 'done' ? undefined : nextStage(name)
   } catch (error) {
     await handleFailure(held, name, provider, error)
@@ -177,11 +181,14 @@ async function waitForPause(held: HeldRow, pause: ProviderPause): Promise<void> 
   const message = clip(`Waiting for the ${pause.provider} provider, paused after: ${pause.reason}`)
   if (pause.outageMs <= OUTAGE.budgetMs) {
     await requeue(em(), held, held.attempt, pause.remainingMs, message, { spendAttempt: false })
+    countIndexRow('deferred')
   } else if (held.attempt < RETRY.attempts) {
     await requeue(em(), held, held.attempt, pause.remainingMs, message)
+    countIndexRow('retried')
   } else {
     log().warn({ rowId: held.id, provider: pause.provider, reason: pause.reason }, 'index row failed')
     await markFailed(em(), held.id, held.attempt, pause.reason)
+    countIndexRow('failed')
   }
 }
 
@@ -216,8 +223,10 @@ async function handleFailure(
     const delay = RETRY.backoffMs * 2 ** (held.attempt - 1)
     log().warn({ rowId: held.id, stage, attempt: held.attempt, delay, reason: message }, 'index row retried')
     await requeue(em(), held, held.attempt, delay, message)
+    countIndexRow('retried')
   } else {
     log().warn({ rowId: held.id, stage, attempt: held.attempt, reason: message }, 'index row failed')
     await markFailed(em(), held.id, held.attempt, message)
+    countIndexRow('failed')
   }
 }

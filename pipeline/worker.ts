@@ -2,10 +2,11 @@ import crypto from 'node:crypto'
 import os from 'node:os'
 import { log } from '#app/lib/logger.server.ts'
 import { beat, forgetWorker } from '#app/services/index-queue/store.server.ts'
+import { releaseMismatch } from '#db/migrator.ts'
 import { em } from '#db/orm.ts'
 import { scheduleCleanup } from './cleanup.ts'
 import { bindIndexJobs } from './index-jobs.ts'
-import { jobs } from './jobs/client.ts'
+import { closeJobs, jobs } from './jobs/client.ts'
 import { JOB_DEFINITIONS } from './jobs/registry.ts'
 import { WORKER_LIVENESS } from '#app/services/index-queue/health.server.ts'
 import { startReindexRunner } from './reindex-runner.ts'
@@ -33,15 +34,37 @@ export async function startWorker(): Promise<WorkerHandle> {
   const transport = jobs()
   // The heartbeat first: the relay judges other workers' rows by it, and must not take ours for orphans.
   await beat(em(), id, transport.kind)
-  const timer = setInterval(() => {
-    beat(em(), id, transport.kind).catch((err) => log().warn({ err }, 'worker heartbeat failed'))
-  }, WORKER_LIVENESS.beatEveryMs)
-  timer.unref()
   bindIndexJobs({ transport, holder: id })
   transport.consume(JOB_DEFINITIONS)
   const relay = startRelay(transport, id)
   const reindex = startReindexRunner(id)
   const cleanup = scheduleCleanup(id)
+  let stopped: Promise<void> | undefined
+  /** Ends everything this worker takes on; `closeJobs` (the process's stop) closes the consumers. */
+  const stopTaking = () =>
+    (stopped ??= (async () => {
+      clearInterval(timer)
+      cleanup.stop()
+      await relay.stop()
+      await reindex.stop()
+      await forgetWorker(em(), id).catch(() => undefined)
+    })())
+  // Each beat also checks the database's release (spec "Versioning"): a worker of the old release still running
+  // while an upgrade migrated the database stops taking jobs (the new release's rows and payloads may differ),
+  // says why, and leaves the heartbeat table, so `/readyz` counts it out.
+  const timer = setInterval(() => {
+    void (async () => {
+      const mismatch = await releaseMismatch()
+      if (mismatch) {
+        log().error({ workerId: id }, `worker stopped taking jobs: ${mismatch}`)
+        await stopTaking()
+        await closeJobs()
+        return
+      }
+      await beat(em(), id, transport.kind)
+    })().catch((err: unknown) => log().warn({ err }, 'worker heartbeat failed'))
+  }, WORKER_LIVENESS.beatEveryMs)
+  timer.unref()
   log().info({ workerId: id, transport: transport.kind }, 'worker started')
   return {
     id,
@@ -52,11 +75,7 @@ export async function startWorker(): Promise<WorkerHandle> {
     },
     /** Stops the heartbeat, the relay, the reindex runner and the cleanup; the jobs are closed with the process (`closeJobs`), after the web has stopped submitting. */
     async stop() {
-      clearInterval(timer)
-      cleanup.stop()
-      await relay.stop()
-      await reindex.stop()
-      await forgetWorker(em(), id).catch(() => undefined)
+      await stopTaking()
       log().info({ workerId: id }, 'worker stopped')
     },
   }

@@ -179,7 +179,8 @@ export function buildOpenApiDocument(endpoints: Endpoint[], version: string): Re
       version,
       description:
         'Every path is relative to /api/v1. Errors use the envelope `{ error: { code, message, details } }`. An operation that API keys may call names the scope the key needs in `x-required-scopes` (one of `read`, `write`, `validate`). ' +
-        `A JSON body may nest arrays and objects at most ${MAX_JSON_DEPTH} levels deep: a deeper one answers 400 \`validation_failed\` with the problem \`{ path: "(body)", code: "too_deep" }\`, checked before the body is parsed.`,
+        `A JSON body may nest arrays and objects at most ${MAX_JSON_DEPTH} levels deep: a deeper one answers 400 \`validation_failed\` with the problem \`{ path: "(body)", code: "too_deep" }\`, checked before the body is parsed.` +
+        ' For AI agents the same keys and scopes open an MCP server at /mcp (Streamable HTTP, outside /api/v1, not described here: its tools list themselves).',
       // On-premises: whoever runs this installation answers for it; there is no vendor address to give.
       contact: { name: 'The administrators of this glossary installation' },
       // package.json is `private` and names no open-source license; `LicenseRef-` is SPDX's form for a license

@@ -1,3 +1,4 @@
+import net from 'node:net'
 import path from 'node:path'
 import { z } from 'zod'
 
@@ -48,6 +49,38 @@ const originList = (what: string) =>
           continue
         }
         out.push(url.origin)
+      }
+      return out
+    })
+
+/**
+ * Comma-separated IP addresses and CIDR ranges (`10.0.0.0/8`, `::1`), checked with Node's own parser; unset or
+ * empty is `fallback`, `none` is none.
+ */
+const addressList = (what: string, fallback: string[]) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === '') return fallback
+      if (v.trim() === 'none') return []
+      const out: string[] = []
+      for (const item of (v ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)) {
+        const [address = '', prefix, ...rest] = item.split('/')
+        const family = net.isIP(address)
+        const bits = family === 4 ? 32 : 128
+        const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits)
+        if (!family || !prefixOk || rest.length) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `${what}: "${item}" is not an IP address or a CIDR range like 10.0.0.0/8`,
+          })
+          continue
+        }
+        out.push(item)
       }
       return out
     })
@@ -121,6 +154,23 @@ const EnvSchema = z.object({
   GLOSSARY_EXPORTS_PER_PROCESS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(4)),
   /** This installation's name in the offline sync bundles it exports; unset: the host name (decision 031). */
   GLOSSARY_SYNC_NAME: z.preprocess(emptyAsUndefined, z.string().trim().min(1).max(200).optional()),
+  /**
+   * `GET /metrics` (Prometheus text format) answers callers from these addresses (IPs or CIDR ranges, the client's
+   * address by the trusted-proxy rule); default this machine only; `none`: only the token opens it.
+   */
+  GLOSSARY_METRICS_ALLOW: addressList('GLOSSARY_METRICS_ALLOW', ['127.0.0.1', '::1']),
+  /** A bearer token (≥ 32 characters) that opens `GET /metrics` from any address; unset: addresses only. */
+  GLOSSARY_METRICS_TOKEN: z.preprocess(
+    emptyAsUndefined,
+    z.string().min(32, 'must be at least 32 characters').optional(),
+  ),
+  /** `glossary worker` serves its own `GET /metrics` on this port (same protection); unset: it serves none. */
+  GLOSSARY_WORKER_METRICS_PORT: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(65535).optional(),
+  ),
+  /** Automatic backups `glossary start` keeps in GLOSSARY_DATA_DIR/backups (taken before a pending migration). */
+  GLOSSARY_BACKUP_KEEP: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100).default(5)),
 })
 
 export type Env = z.infer<typeof EnvSchema>
@@ -155,6 +205,8 @@ export interface Config {
   rateLimits: { loginPerMinute: number; registerPerHour: number; chatPerMinute: number }
   exportLimits: { perCaller: number; perProcess: number }
   syncName: string | undefined
+  metrics: { allow: string[]; token: string | undefined; workerPort: number | undefined }
+  backupKeep: number
 }
 
 /** Parses an environment (default `process.env`); throws `ConfigError` naming every bad variable. */
@@ -232,6 +284,12 @@ export function parseConfig(source: Record<string, string | undefined> = process
       perProcess: env.GLOSSARY_EXPORTS_PER_PROCESS,
     },
     syncName: env.GLOSSARY_SYNC_NAME,
+    metrics: {
+      allow: env.GLOSSARY_METRICS_ALLOW,
+      token: env.GLOSSARY_METRICS_TOKEN,
+      workerPort: env.GLOSSARY_WORKER_METRICS_PORT,
+    },
+    backupKeep: env.GLOSSARY_BACKUP_KEEP,
   })
 }
 

@@ -115,12 +115,9 @@ export const CreateWikiPageSchema = z
     domain: DomainListSchema.default([]),
     termSlugs: TermSlugsSchema.default([]),
     status: z.enum(WIKI_STATUSES).default('draft').meta({ description: 'Default `draft`.' }),
-    termLinks: z
-      .boolean()
-      .default(true)
-      .meta({
-        description: 'Link the uses of glossary terms for readers, with their definitions. Default on.',
-      }),
+    termLinks: z.boolean().default(true).meta({
+      description: 'Link the uses of glossary terms for readers, with their definitions. Default on.',
+    }),
   })
   .strict()
 export type CreateWikiPageInput = z.output<typeof CreateWikiPageSchema>

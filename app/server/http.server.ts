@@ -19,6 +19,7 @@ import { API_PREFIX, isApiPath } from '#app/api/endpoint.server.ts'
 import { getConfig } from '#app/lib/config.server.ts'
 import { AppError, errorBody, toErrorResponse } from '#app/lib/errors.server.ts'
 import { log, withRequestContext } from '#app/lib/logger.server.ts'
+import { observeHttpRequest } from '#app/lib/metrics.server.ts'
 import { markRequest } from '#app/lib/quiet-moments.server.ts'
 import { LOST_CONNECTION_PAUSES_MS } from '#db/sql.ts'
 import {
@@ -31,7 +32,10 @@ import {
 import { clientAddressReader, type ClientAddress } from './client-address.server.ts'
 import { PageInputError, readPageRequest } from './page-input.server.ts'
 import { checkReadiness } from './readiness.server.ts'
+import { metricsHandler } from './metrics.server.ts'
+import { markStatic, routeLabeler, type RouteLabeler } from './route-label.server.ts'
 import { langOfRequest, withPageLang } from '#app/lib/request-lang.server.ts'
+import { handleMcpRequest, MCP_MAX_BODY_BYTES, MCP_PATH } from '#app/mcp/http.server.ts'
 import { securityHeaders, setDataHeaders } from './security-headers.server.ts'
 
 export interface HttpAppOptions {
@@ -71,9 +75,10 @@ export function createHttpApp(options: HttpAppOptions = {}): HttpApp {
   // X-Forwarded-For entry, which any client can write itself and so pick its own rate-limit bucket. Our own
   // reads of the client go through `clientOf`, which applies the same rule.
   app.set('trust proxy', config.trustProxyHeaders ? 1 : false)
+  const routeOf = routeLabeler(options.build)
 
   app.use((req, res, next) => {
-    const requestId = beginRequest(req, res, req.path)
+    const requestId = beginRequest(req, res, req.path, routeOf)
     res.locals.requestId = requestId
     withRequestContext(requestId, next)
   })
@@ -86,18 +91,31 @@ export function createHttpApp(options: HttpAppOptions = {}): HttpApp {
     const report = await checkReadiness()
     res.status(report.ready ? 200 : 503).json(report)
   })
+  const serveMetrics = metricsHandler(clientOf)
+  app.get('/metrics', (req, res, next) => {
+    serveMetrics(req, res).catch(next)
+  })
 
   app.use(API_PREFIX, (req, res) => {
     answerApi(req, res, req.originalUrl, res.locals.requestId, clientOf)
+  })
+  app.all(MCP_PATH, (req, res, next) => {
+    // MCP for AI agents (app/mcp/): JSON answers, so the API's security headers, not a page's.
+    setDataHeaders(res)
+    serveMcp(req, res, res.locals.requestId, clientOf).catch(next)
   })
 
   for (const middleware of options.before ?? []) app.use(middleware)
   if (options.clientDir) {
     app.use(
       '/assets',
-      express.static(path.join(options.clientDir, 'assets'), { immutable: true, maxAge: '1y' }),
+      express.static(path.join(options.clientDir, 'assets'), {
+        immutable: true,
+        maxAge: '1y',
+        setHeaders: markStatic,
+      }),
     )
-    app.use(express.static(options.clientDir, { maxAge: '1h', index: false }))
+    app.use(express.static(options.clientDir, { maxAge: '1h', index: false, setHeaders: markStatic }))
   }
   if (options.build) {
     // Remix in production mode unless this is `npm run dev`: errors reach the browser without their stacks,
@@ -144,7 +162,7 @@ export function createHttpApp(options: HttpAppOptions = {}): HttpApp {
       app(req, res)
       return
     }
-    const requestId = beginRequest(req, res, path)
+    const requestId = beginRequest(req, res, path, routeOf)
     setDataHeaders(res)
     withRequestContext(requestId, () => answerApi(req, res, url, requestId, clientOf))
   }
@@ -160,9 +178,15 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/
 /**
  * What every request gets first: its id (a well-formed incoming `X-Request-Id`, else a new one) on the answer
  * and in the log, a mark while it is in flight (background writes wait for a quiet moment:
- * quiet-moments.server.ts), and an access-log line when it is answered. Returns the id.
+ * quiet-moments.server.ts), and an access-log line and the request metrics (route by `routeOf`, never the
+ * raw path: app/lib/metrics.server.ts) when it is answered. Returns the id.
  */
-function beginRequest(req: IncomingMessage, res: ServerResponse, path: string): string {
+function beginRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  routeOf: RouteLabeler,
+): string {
   const incoming = req.headers['x-request-id']
   const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID()
   res.setHeader('X-Request-Id', requestId)
@@ -171,16 +195,11 @@ function beginRequest(req: IncomingMessage, res: ServerResponse, path: string): 
   res.once('close', ended)
   res.on('finish', () => {
     ended()
+    const ms = Number(process.hrtime.bigint() - started) / 1e6
+    const method = req.method ?? 'GET'
+    observeHttpRequest(method, routeOf(method, path, res), res.statusCode, ms / 1e3)
     withRequestContext(requestId, () =>
-      log().info(
-        {
-          method: req.method,
-          path,
-          status: res.statusCode,
-          ms: Number(process.hrtime.bigint() - started) / 1e6,
-        },
-        'request',
-      ),
+      log().info({ method: req.method, path, status: res.statusCode, ms }, 'request'),
     )
   })
   return requestId
@@ -282,6 +301,24 @@ async function serveApi(
       )
       response = await handleApiRequest(request, { requestId, ...clientOf(req) })
     }
+  } catch (error) {
+    response = toErrorResponse(error)
+  }
+  await sendFetchResponse(req, res, response)
+}
+
+/** An MCP request over Node's: the body read (bounded) and handed on with a Fetch `Request` (app/mcp/). */
+async function serveMcp(
+  req: IncomingMessage,
+  res: ServerResponse,
+  requestId: string,
+  clientOf: (req: IncomingMessage) => ClientAddress,
+): Promise<void> {
+  let response: Response
+  try {
+    const body = req.method === 'POST' ? new Uint8Array(await readBody(req, MCP_MAX_BODY_BYTES)) : undefined
+    const request = toFetchRequest(req, res, `http://internal${MCP_PATH}`, undefined)
+    response = await handleMcpRequest(request, body, { requestId, ...clientOf(req) })
   } catch (error) {
     response = toErrorResponse(error)
   }

@@ -1,13 +1,23 @@
 import { getConfig } from '#app/lib/config.server.ts'
 import { indexHealth, type IndexHealth } from '#app/services/index-queue/health.server.ts'
 import { getDb } from '#db/orm.ts'
-import { pendingMigrations } from '#db/migrator.ts'
+import { pendingMigrations, releaseMismatch } from '#db/migrator.ts'
 import { pingQueue } from '#pipeline/transport.ts'
 
 export interface ReadinessReport {
-  /** This web process can serve: the database answers, no migration is pending, Redis answers when configured. */
+  /**
+   * This web process can serve: the database answers, no migration is pending, the database is at this process's
+   * release (spec "Versioning"), Redis answers when configured.
+   */
   ready: boolean
-  checks: { database: string; migrations: string; queue: string; workers: string; index: string }
+  checks: {
+    database: string
+    migrations: string
+    release: string
+    queue: string
+    workers: string
+    index: string
+  }
   /**
    * The background pipeline as operators see it (decision 027): live workers, the index queue (the oldest due
    * row's wait), paused providers and the problems among them. A dead worker does not make the web unready —
@@ -21,6 +31,7 @@ export async function checkReadiness(): Promise<ReadinessReport> {
   const checks = {
     database: 'ok',
     migrations: 'ok',
+    release: 'ok',
     queue: 'not configured (in-process)',
     workers: 'unknown',
     index: 'unknown',
@@ -30,6 +41,11 @@ export async function checkReadiness(): Promise<ReadinessReport> {
   try {
     await getDb().em.getConnection().execute('select 1')
     const pending = await pendingMigrations()
+    const mismatch = await releaseMismatch()
+    if (mismatch) {
+      checks.release = mismatch
+      ready = false
+    }
     if (pending.length) {
       checks.migrations = `${pending.length} pending`
       ready = false
@@ -41,6 +57,7 @@ export async function checkReadiness(): Promise<ReadinessReport> {
   } catch {
     checks.database = 'unreachable'
     checks.migrations = 'unknown'
+    checks.release = 'unknown'
     ready = false
   }
   if (getConfig().redisUrl) {

@@ -1,4 +1,6 @@
+import fs from 'node:fs'
 import type { Server } from 'node:http'
+import path from 'node:path'
 import type { AddressInfo } from 'node:net'
 import type { ServerBuild } from '@remix-run/node'
 import { pino } from 'pino'
@@ -12,20 +14,31 @@ import {
 } from './startup-failures.server.ts'
 
 // `glossary` asks the runtime which failures are the operator's to fix (bin/glossary.js).
-export { operatorMessage } from './startup-failures.server.ts'
+import { operatorMessage } from './startup-failures.server.ts'
+export { operatorMessage }
 import { log, setLogDestination } from '#app/lib/logger.server.ts'
 import { ensureEncryptionKey } from '#app/lib/secrets.server.ts'
 import { stopCompileWorker } from '#app/services/matching/compile-worker.ts'
 import { matcherCache } from '#app/services/validation/matcher-cache.server.ts'
 import { seedAdmin as seedAdminAccount } from '#app/services/auth/seed-admin.server.ts'
-import { applyMigrations, assertNoPendingMigrations } from '#db/migrator.ts'
+import {
+  applyMigrations,
+  assertNoPendingMigrations,
+  assertSameRelease,
+  databaseRelease,
+  pendingMigrations,
+} from '#db/migrator.ts'
+import { RELEASE } from '#domain/release.ts'
+import { backupBeforeMigration } from '#app/services/backup/automatic.server.ts'
 import { flushKeyUses } from '#app/services/auth/key-cache.server.ts'
 import { closeDb, DataDirInUseError, embeddedDataPath, initDb, type InitDbOptions } from '#db/orm.ts'
 import { closeJobs } from '#pipeline/jobs/client.ts'
 import { closeQueue } from '#pipeline/transport.ts'
 import { startWorker, type WorkerHandle } from '#pipeline/worker.ts'
 import { syncCli } from '#sync/cli.ts'
+import { backupCli, type BackupCommand } from './backup-cli.server.ts'
 import { answerClientErrors, createHttpApp, type HttpAppOptions } from './http.server.ts'
+import { startWorkerMetrics, type WorkerMetricsServer } from './worker-metrics.server.ts'
 
 /**
  * The process entry points behind `glossary <command>`. They live in the server build (exported from
@@ -88,13 +101,26 @@ class Lifecycle {
   private server: Server | undefined
   private worker: WorkerHandle | undefined
   private stopping: Promise<void> | undefined
+  /** `glossary worker`'s own `/metrics` when GLOSSARY_WORKER_METRICS_PORT is set. */
+  metrics: WorkerMetricsServer | undefined
 
-  /** Checks Redis and the database before anything starts; `migrate` first applies pending migrations (start, dev). */
+  /**
+   * Checks Redis and the database before anything starts: no migration pending and the database at this release
+   * (spec "Versioning"); `migrate` first applies pending migrations (start, dev).
+   */
   async open({ migrate = false } = {}): Promise<void> {
     await assertQueueReachable()
     await openDatabase()
-    if (migrate) await applyPending()
+    if (migrate) {
+      // The embedded default upgrades itself: a backup first, so the upgrade can be undone (issue 31).
+      const config = getConfig()
+      if (!config.databaseUrl) {
+        await backupBeforeMigration({ dir: path.join(config.dataDir, 'backups'), keep: config.backupKeep })
+      }
+      await applyPending()
+    }
     await assertNoPendingMigrations()
+    await assertSameRelease()
     ensureEncryptionKey()
   }
 
@@ -137,6 +163,7 @@ class Lifecycle {
         await closed
         clearTimeout(force)
       }
+      await this.metrics?.close()
       await this.worker?.stop()
       await closeJobs()
       await stopCompileWorker()
@@ -176,6 +203,7 @@ export async function worker(): Promise<void> {
   life.onSignals()
   await life.open()
   await life.work()
+  life.metrics = await startWorkerMetrics()
 }
 
 /** The embedded default: migrate, then web and worker in one process. */
@@ -197,6 +225,41 @@ export async function dev(options: Pick<HttpAppOptions, 'build' | 'before'>): Pr
   await life.listen({ ...options, isDev: true })
 }
 
+/**
+ * `glossary version`: the release of this code and of the database (the release its last `glossary migrate`
+ * recorded, and the migrations this code would still apply). Informational: it never creates the embedded
+ * database, and a database it cannot open is said in the line, not by the exit code.
+ */
+export async function version(): Promise<string[]> {
+  const lines = [`code: release ${RELEASE}`]
+  const config = getConfig()
+  const dataPath = embeddedDataPath(config.dataDir)
+  if (!config.databaseUrl && !fs.existsSync(dataPath)) {
+    return [...lines, `database: none yet in ${dataPath} (\`glossary start\` creates it)`]
+  }
+  try {
+    await openDatabase()
+  } catch (error) {
+    const reason = operatorMessage(error) ?? (error instanceof Error ? error.message : String(error))
+    return [...lines, `database: could not be opened: ${reason}`]
+  }
+  try {
+    const [recorded, pending] = [await databaseRelease(), await pendingMigrations()]
+    lines.push(
+      recorded
+        ? `database: release ${recorded.release} (${recorded.migrations} migrations, the last ${recorded.lastMigration}; migrated ${recorded.recordedAt.toISOString()})`
+        : 'database: no release recorded (migrated by a release before 0.3.3, or never)',
+    )
+    if (pending.length)
+      lines.push(`pending for this release: ${pending.length} migration(s) (${pending.join(', ')})`)
+    if (recorded && recorded.release !== RELEASE)
+      lines.push('the releases differ: web and worker refuse to start')
+    return lines
+  } finally {
+    await closeDb()
+  }
+}
+
 /** Parses the environment now, so a bad variable stops the command before anything starts. */
 export function loadConfig(): void {
   getConfig()
@@ -207,6 +270,7 @@ export async function seedAdmin(): Promise<string> {
   try {
     await openDatabase()
     await assertNoPendingMigrations()
+    await assertSameRelease()
     const result = await seedAdminAccount()
     return result.created ? `created admin ${result.email}` : `${result.email} exists; role set to admin`
   } finally {
@@ -233,6 +297,7 @@ export async function sync(args: readonly string[]): Promise<number> {
         throw error
       }
       await assertNoPendingMigrations()
+      await assertSameRelease()
     },
     closeDatabase: async () => {
       // An apply tells this build's matcher cache that terms changed, and it starts rebuilding (what a web
@@ -242,4 +307,18 @@ export async function sync(args: readonly string[]): Promise<number> {
       await closeDb()
     },
   })
+}
+
+/**
+ * `glossary backup|verify-backup|restore` (app/server/backup-cli.server.ts); resolves with the exit code. Logs
+ * go to stderr, so stdout holds only what it prints (a JSON report). `backup` reads the database through the
+ * database module, whatever its schema (a backup before an upgrade has migrations pending); verify and restore
+ * open their own scratch or target database.
+ */
+export async function backup(command: BackupCommand, args: readonly string[]): Promise<number> {
+  const config = getConfig()
+  if (config.logLevel !== 'silent') {
+    setLogDestination(pino.destination({ dest: 2, sync: true }), config.logLevel)
+  }
+  return backupCli(command, args, { openDatabase, closeDatabase: closeDb })
 }

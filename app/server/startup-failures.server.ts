@@ -20,6 +20,7 @@ export class StartupError extends Error {
 const OPERATOR_FAILURES = new Set([
   'StartupError',
   'PendingMigrationsError',
+  'ReleaseMismatchError',
   'MissingExtensionsError',
   'DataDirInUseError',
 ])

@@ -1,5 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
+import { Worker } from 'node:worker_threads'
 import { describe, expect, it } from 'vitest'
 import { ROOT, runCli, startService, tempDataDir } from './harness.ts'
 
@@ -7,7 +8,9 @@ const version = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf
 
 describe('glossary CLI', () => {
   it('prints its version and help for every command', () => {
-    expect(runCli(['version']).stdout.trim()).toBe(version)
+    expect(runCli(['version'], { GLOSSARY_DATA_DIR: tempDataDir() }).stdout).toContain(
+      `code: release ${version}`,
+    )
     const help = runCli(['--help'])
     expect(help.code).toBe(0)
     for (const command of ['start', 'migrate', 'web', 'worker', 'seed-admin', 'version']) {
@@ -114,5 +117,25 @@ describe('glossary CLI', () => {
         GLOSSARY_ADMIN_PASSWORD: 'a-long-password',
       }).stdout,
     ).toMatch(/exists/)
+  })
+
+  it('builds the matcher compiler thread its own small file, which compiles on its own', async () => {
+    const file = path.join(ROOT, 'build', 'server', 'matcher-compiler.js')
+    // The matching modules only: the server build is ~1.5 MB, and a thread started from it loads the whole app.
+    expect(fs.statSync(file).size).toBeLessThan(100_000)
+    const thread = new Worker(file, { workerData: { role: 'glossary-matcher-compiler' } })
+    try {
+      const reply = await new Promise<{ id: number; compiled?: { groupOf: Int32Array } }>(
+        (resolve, reject) => {
+          thread.once('message', resolve)
+          thread.once('error', reject)
+          thread.postMessage({ id: 7, texts: ['API', '용어'] })
+        },
+      )
+      expect(reply.id).toBe(7)
+      expect(reply.compiled?.groupOf).toHaveLength(2)
+    } finally {
+      await thread.terminate()
+    }
   })
 })

@@ -10,7 +10,7 @@ import {
   UpdateAccountSchema,
   UserResponseSchema,
 } from '#app/schemas/identity.ts'
-import type { AuditActor, ClientInfo } from '#app/services/audit/audit.server.ts'
+import { auditActorOf, type ClientInfo } from '#app/services/audit/audit.server.ts'
 import {
   loginWithPassword,
   logout,
@@ -41,15 +41,7 @@ export function clientOf(ctx: Pick<AnyContext, 'ip' | 'request'>): ClientInfo {
   return { ip: ctx.ip, userAgent: ctx.request.headers.get('user-agent') }
 }
 
-/** The audit log's view of the caller. */
-export function auditActorOf(actor: Actor | null): AuditActor {
-  if (!actor) return { userId: null, label: 'anonymous' }
-  return {
-    userId: actor.user.id,
-    label: actor.via === 'key' ? `${actor.user.email} (key ${actor.keyId})` : actor.user.email,
-  }
-}
-
+export { auditActorOf }
 /** The session actor of a `session` endpoint (the gate has already refused everything else). */
 export function sessionOf(ctx: Pick<AnyContext, 'actor'>): Extract<Actor, { via: 'session' }> {
   if (ctx.actor?.via !== 'session') throw new Error('a session endpoint ran without a session actor')

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto'
 import { log } from '#app/lib/logger.server.ts'
+import { countChunksEmbedded, observeAiCall } from '#app/lib/metrics.server.ts'
 import { em } from '#db/orm.ts'
 import type { AiPurpose, AiTask } from '#domain/rag.ts'
 import {
@@ -54,6 +55,9 @@ export async function recordCall<T extends object>(
   const started = performance.now()
   try {
     const result = await call()
+    observeAiCall(meta.task, 'succeeded', (performance.now() - started) / 1e3)
+    // Every text embedded for indexing passes here, the pipeline's stage and the full reindex runner's alike.
+    if (meta.task === 'embedding' && meta.purpose === 'index') countChunksEmbedded(meta.items)
     await recorded
     await safely('finish', () =>
       finishRun(em(), id, {
@@ -67,6 +71,11 @@ export async function recordCall<T extends object>(
     return result
   } catch (error) {
     const failure = error instanceof ProviderError ? error : null
+    observeAiCall(
+      meta.task,
+      failure?.failureClass ?? 'provider_unavailable',
+      (performance.now() - started) / 1e3,
+    )
     await recorded
     await safely('finish', () =>
       finishRun(em(), id, {

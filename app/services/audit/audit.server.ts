@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import { selectKeyNames } from '#app/services/auth/store.server.ts'
 import { selectUserNames } from '#app/services/users/store.server.ts'
 import { em } from '#db/orm.ts'
+import type { Actor } from '#domain/identity.ts'
 import { isUuid } from '#domain/ids.ts'
 import { insertAuditRow, selectAuditPage, type AuditFilter, type AuditItemDto } from './store.server.ts'
 
@@ -36,6 +37,7 @@ export const AUDIT_ACTIONS = [
   'auth.sso_login',
   'account.sso_refresh',
   'sync.applied',
+  'mcp.tool_call',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 
@@ -43,6 +45,15 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 export interface AuditActor {
   userId: string | null
   label: string
+}
+
+/** The audit log's view of a caller: its account, and the key when it came with one. */
+export function auditActorOf(actor: Actor | null): AuditActor {
+  if (!actor) return { userId: null, label: 'anonymous' }
+  return {
+    userId: actor.user.id,
+    label: actor.via === 'key' ? `${actor.user.email} (key ${actor.keyId})` : actor.user.email,
+  }
 }
 
 /** Where a request came from; every service that audits takes it from the HTTP layer. */

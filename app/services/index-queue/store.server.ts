@@ -356,6 +356,17 @@ export async function queueHealth(manager: EntityManager): Promise<QueueHealth> 
   }
 }
 
+/**
+ * Rows finished `ready` (the one state `queueHealth` leaves out: they are history, one per finished run, and
+ * never deleted). For `/metrics`; an index-only count over `rag_index_queue_status_idx`.
+ */
+export async function countReadyRows(manager: EntityManager): Promise<number> {
+  const [row] = await manager.execute<{ n: string }[]>(
+    `select count(*) as n from rag_index_queue where status = 'ready'`,
+  )
+  return Number(row?.n ?? 0)
+}
+
 // ── Workers ─────────────────────────────────────────────────────────────────────────────────────────────
 
 /** Registers or refreshes a worker's heartbeat. */
