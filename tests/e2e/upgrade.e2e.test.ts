@@ -16,12 +16,18 @@ const ADMIN = {
   GLOSSARY_ADMIN_PASSWORD: 'upgrade-pass-1234',
 }
 
-/** Turns a migrated data directory into one of the release before the release check (its last migration undone). */
+/** The last migration of release 0.3.3 before the release check: what came after it is this release's. */
+const PREVIOUS_LAST = 'Migration20261202001000_sync'
+const NEW_MIGRATIONS = MIGRATIONS.slice(MIGRATIONS.findIndex((m) => m.name === PREVIOUS_LAST) + 1)
+
+/** Turns a migrated data directory into one of the release before the release check (this release's undone). */
 async function asPreviousRelease(dataDir: string): Promise<void> {
   const pglite = await openPglite(path.join(dataDir, 'db'))
   try {
-    await pglite.exec('drop table glossary_release')
-    await pglite.query('delete from mikro_orm_migrations where name = $1', [MIGRATIONS.at(-1)!.name])
+    await pglite.exec('drop table glossary_release; alter table wiki_pages drop column term_links')
+    for (const { name } of NEW_MIGRATIONS) {
+      await pglite.query('delete from mikro_orm_migrations where name = $1', [name])
+    }
   } finally {
     await pglite.close()
     fs.rmSync(path.join(dataDir, 'db.lock'))
@@ -51,7 +57,7 @@ describe('an upgrade of the embedded default', () => {
       backups = fs.readdirSync(path.join(dataDir, 'backups'))
       expect(backups).toHaveLength(1)
       expect(backups[0]).toMatch(/^before-migration-\d{8}T\d{6}Z\.glossary-backup$/)
-      expect(service.output()).toContain('backup taken before applying 1 migration(s)')
+      expect(service.output()).toContain(`backup taken before applying ${NEW_MIGRATIONS.length} migration(s)`)
       expect(await signIn(service.url)).toBe(200)
     } finally {
       await service.stop()
