@@ -328,7 +328,7 @@ describe('access', () => {
   it('records the key’s use, as an API call does, audits the call and logs it, never its arguments', async () => {
     const { token, id } = await issue(['read'])
     const client = await connect({ authorization: `Bearer ${token}` })
-    await call(client, 'lookup_terms', { texts: ['secret-ish text 4711'] })
+    await call(client, 'lookup_terms', { texts: ['secret-ish text qzxvbkw'] })
     await flushKeyUses()
     const [row] = await em().execute<{ last_used_at: Date | null }[]>(
       'select last_used_at from api_keys where id = ?',
@@ -339,7 +339,7 @@ describe('access', () => {
       .map((l) => JSON.parse(l) as Json)
       .find((l) => l.tool === 'lookup_terms' && l.keyId === id)
     expect(line).toMatchObject({ msg: 'mcp tool call', outcome: 'ok', userId: agent.user.id })
-    expect(logLines.join('\n')).not.toContain('4711')
+    expect(logLines.join('\n')).not.toContain('qzxvbkw')
     // Audited as the key's call: its account and key, the tool and how it ended, never the arguments.
     const audits = await em().execute<
       { actor_user_id: string; actor_label: string; target_id: string; details: unknown }[]
@@ -354,7 +354,7 @@ describe('access', () => {
     const details =
       typeof audits[0]!.details === 'string' ? JSON.parse(audits[0]!.details) : audits[0]!.details
     expect(details).toEqual({ tool: 'lookup_terms', outcome: 'ok' })
-    expect(JSON.stringify(audits)).not.toContain('4711')
+    expect(JSON.stringify(audits)).not.toContain('qzxvbkw')
   })
 })
 
