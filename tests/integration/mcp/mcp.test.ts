@@ -1,4 +1,3 @@
-import { Writable } from 'node:stream'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
@@ -12,6 +11,7 @@ import { createApiKey, createTerm, createUser, type TestUser } from '#tests/fact
 import { dispatch, useApiServer, type Json } from '#tests/http.ts'
 import { drainIndexQueue } from '#tests/index-queue.ts'
 import { startStandIn, STAND_IN_CHAT_MODEL, type StandIn } from '#tests/provider-stand-in.ts'
+import { captureLogLines } from '#tests/log-lines.ts'
 import { useTestDb } from '#tests/setup/db.ts'
 
 useTestDb()
@@ -82,14 +82,7 @@ const INITIALIZE = {
 }
 
 beforeAll(async () => {
-  setLogDestination(
-    new Writable({
-      write(chunk, _encoding, done) {
-        logLines.push(...String(chunk).split('\n').filter(Boolean))
-        done()
-      },
-    }),
-  )
+  captureLogLines(logLines)
   admin = await createUser({ role: 'admin' })
   agent = await createUser({ role: 'viewer', authType: 'agent' })
   fullKey = await createApiKey(agent.user.id, ['read', 'validate'])

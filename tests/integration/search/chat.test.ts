@@ -1,4 +1,3 @@
-import { Writable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseConfig, setConfig } from '#app/lib/config.server.ts'
 import { setLogDestination } from '#app/lib/logger.server.ts'
@@ -9,6 +8,7 @@ import { createApiKey, createTerm, createUser, type TestUser } from '#tests/fact
 import { dispatch, useApiServer, type Json } from '#tests/http.ts'
 import { drainIndexQueue } from '#tests/index-queue.ts'
 import { startStandIn, STAND_IN_CHAT_MODEL, type StandIn } from '#tests/provider-stand-in.ts'
+import { captureLogLines } from '#tests/log-lines.ts'
 import { useTestDb } from '#tests/setup/db.ts'
 import { testEnv } from '#tests/setup/test-env.ts'
 
@@ -54,14 +54,7 @@ async function ragConfig(body: Record<string, unknown>) {
 const byLabel = (citations: Json[]) => Object.fromEntries(citations.map((c: Json) => [c.label, c]))
 
 beforeAll(async () => {
-  setLogDestination(
-    new Writable({
-      write(chunk, _encoding, done) {
-        logLines.push(...String(chunk).split('\n').filter(Boolean))
-        done()
-      },
-    }),
-  )
+  captureLogLines(logLines)
   admin = await createUser({ role: 'admin' })
   alice = await createUser()
   bob = await createUser()

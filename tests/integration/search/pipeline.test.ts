@@ -1,4 +1,3 @@
-import { Writable } from 'node:stream'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { setLogDestination } from '#app/lib/logger.server.ts'
 import { UpdateTermSchema } from '#app/schemas/terms.ts'
@@ -11,6 +10,7 @@ import { createApiKey, createTerm, createUser, type TestUser } from '#tests/fact
 import { dispatch } from '#tests/http.ts'
 import { drainIndexQueue, TEST_HOLDER } from '#tests/index-queue.ts'
 import { startStandIn, type StandIn } from '#tests/provider-stand-in.ts'
+import { captureLogLines } from '#tests/log-lines.ts'
 import { useTestDb } from '#tests/setup/db.ts'
 
 useTestDb()
@@ -46,14 +46,7 @@ async function rowsOf(sourceId: string) {
 const logLines: string[] = []
 
 beforeAll(async () => {
-  setLogDestination(
-    new Writable({
-      write(chunk, _encoding, done) {
-        logLines.push(...String(chunk).split('\n').filter(Boolean))
-        done()
-      },
-    }),
-  )
+  captureLogLines(logLines)
   admin = await createUser({ role: 'admin' })
   readKey = await createApiKey(admin.user.id, ['read'])
   provider = await startStandIn()
