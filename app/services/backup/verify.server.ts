@@ -7,7 +7,7 @@ import zlib from 'node:zlib'
 import { createExtensionStatements, REQUIRED_EXTENSIONS } from '#db/migrator.ts'
 import { openPglite } from '#db/orm.ts'
 import { openArchive, type OpenedArchive } from './archive.server.ts'
-import { checkRestored, type RestoredChecks, type SecretCheck } from './checks.server.ts'
+import { checkRestored, type RestoredChecks } from './checks.server.ts'
 import { BackupError, DumpUnreadableError } from './errors.ts'
 import type { BackupEngine } from './manifest.ts'
 import { pgRestore, scratchDatabaseName } from './pg-tools.server.ts'
@@ -20,7 +20,8 @@ import { inPgliteTransaction, inPostgresTransaction, onServer, withDatabase } fr
  * the installation's own database.
  */
 
-export interface VerifyReport {
+/** What verify-backup and restore answer: the restored database's checks (`problems`: one line each, empty when `ok`). */
+export interface VerifyReport extends RestoredChecks {
   file: string
   ok: boolean
   release: string
@@ -28,13 +29,6 @@ export interface VerifyReport {
   engine: BackupEngine
   serverVersion: string
   dump: { file: string; bytes: number; sha256: string; matchesManifest: boolean }
-  tables: number
-  rows: number
-  pendingMigrations: number
-  sampledTerms: number
-  secrets: SecretCheck[]
-  /** Each difference found, one line each; empty when `ok`. */
-  problems: string[]
   /** `restore` only: where the restored data is. */
   restoredInto?: string
 }
