@@ -10,6 +10,7 @@ import { MIGRATIONS } from '../migrations/index.ts'
 import {
   applyMigrations,
   assertNoPendingMigrations,
+  MigrationFailedError,
   pendingMigrations,
   PendingMigrationsError,
 } from './migrator.ts'
@@ -93,7 +94,14 @@ describe('migrations', () => {
     ]
     await openEmpty(migrations)
     const before = await tableNames()
-    await expect(applyMigrations()).rejects.toThrow()
+    const failure = await applyMigrations().catch((error: unknown) => error)
+    expect(failure).toBeInstanceOf(MigrationFailedError)
+    // One line for the operator: the migration, the database's words, and that nothing was applied.
+    const { message } = failure as MigrationFailedError
+    expect(message).toMatch(
+      /^Migration Migration29990101000000_broken failed: .*this_function_does_not_exist.*No pending migration was applied/,
+    )
+    expect(message).not.toMatch(/\n|\bat /)
     expect(await tableNames()).toEqual(before)
     expect(await pendingMigrations()).toEqual(migrations.map((m) => m.name))
   })

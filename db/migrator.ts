@@ -34,8 +34,8 @@ export async function applyMigrations(): Promise<string[]> {
     applied = (await migrator().up()).map((m) => m.name)
   } catch (error) {
     const extension = extensionRefused(error)
-    if (extension === undefined) throw error
-    throw new MissingExtensionsError(await connectedAs(), extension)
+    if (extension !== undefined) throw new MissingExtensionsError(await connectedAs(), extension)
+    throw new MigrationFailedError(error, recorded?.release)
   }
   await recordRelease()
   return applied
@@ -143,6 +143,31 @@ export const REQUIRED_EXTENSIONS = ['vector', 'pg_trgm'] as const
 /** The statements a superuser runs, once, in the application's database. */
 export function createExtensionStatements(): string {
   return REQUIRED_EXTENSIONS.map((name) => `create extension if not exists ${name};`).join(' ')
+}
+
+/**
+ * Thrown by `applyMigrations` when a migration fails: every pending one ran in one transaction, so none of them
+ * is applied and the database is as it was. The operator sees one line (bin/glossary.js) naming the migration
+ * and the database's answer; the original error, with its stack, is the `cause` (logged by the caller).
+ */
+export class MigrationFailedError extends Error {
+  constructor(error: unknown, release: string | undefined) {
+    const migration = (error as { migration?: { name?: unknown } }).migration?.name
+    let reason = error instanceof Error ? error.message : String(error)
+    for (let cause = error; cause instanceof Error; cause = cause.cause) reason = cause.message
+    // The driver's words end the message ("<the statement> - <what the database said>"); a statement may span
+    // many lines and be long, so the line keeps its end.
+    reason = reason.replace(/\s+/g, ' ').trim()
+    if (reason.length > 400) reason = `…${reason.slice(-400)}`
+    super(
+      `Migration ${typeof migration === 'string' ? migration : '(unknown)'} failed: ${reason}. ` +
+        `No pending migration was applied (they run in one transaction): the database is as it was` +
+        `${release ? `, at release ${release}` : ''}, and this release (${RELEASE}) will not serve it until ` +
+        '`glossary migrate` succeeds. Keep this message for the report.',
+      { cause: error },
+    )
+    this.name = 'MigrationFailedError'
+  }
 }
 
 /** Thrown by `applyMigrations` when the database lacks an extension its role may not create. */

@@ -22,6 +22,7 @@ const OPERATOR_FAILURES = new Set([
   'PendingMigrationsError',
   'ReleaseMismatchError',
   'MissingExtensionsError',
+  'MigrationFailedError',
   'DataDirInUseError',
 ])
 
