@@ -4,6 +4,7 @@ import { setTimeout } from 'node:timers/promises'
 import { isConnectionLost, LOST_CONNECTION_PAUSES_MS } from '#db/sql.ts'
 import { authorize } from '#app/lib/auth-gate.server.ts'
 import { getConfig } from '#app/lib/config.server.ts'
+import { withDeferredWrites } from '#app/lib/deferred-writes.server.ts'
 import { AppError, toErrorResponse, validationError, zodProblems } from '#app/lib/errors.server.ts'
 import { bytesResponse, jsonResponse } from '#app/lib/held-bodies.ts'
 import { jsonDepthProblem } from '#app/lib/json-depth.ts'
@@ -81,7 +82,8 @@ async function answer(request: ApiRequest, meta: RequestMeta, routes: Router): P
     actor,
     meta,
   )
-  const result = await endpoint.handler(ctx as HandlerContext<never, never, never>)
+  // Bookkeeping a handler defers (an AI run's record) is written before its answer goes out.
+  const result = await withDeferredWrites(() => endpoint.handler(ctx as HandlerContext<never, never, never>))
   if (!getConfig().isProduction) assertDocumentedAnswer(endpoint, result)
   return toResponse(result, endpoint, ctx.responseHeaders)
 }

@@ -3,8 +3,9 @@ import { countChanged } from '#db/sql.ts'
 import type { AiFailureClass, AiPurpose, AiRunStatus, AiTask } from '#domain/rag.ts'
 
 /**
- * The SQL of `ai_runs`: one row per provider call, written `running` before the call and finished after it,
- * so a process that dies mid-call leaves a `running` row the observability page judges interrupted.
+ * The SQL of `ai_runs`: one row per provider call, written once when it ends, or, for a call that lasts (the
+ * recorder's `RUNNING_ROW`), `running` while under way and finished after it, so a process that dies during it
+ * leaves a `running` row the observability page judges interrupted.
  * The columns hold what a dashboard needs and nothing a call carried (no prompt, text, vector or secret).
  */
 
@@ -33,6 +34,37 @@ export async function insertRun(manager: EntityManager, run: AiRunStart): Promis
     `insert into ai_runs (id, trace_id, task, purpose, provider, model, items, status, started_at)
      values (?, ?, ?, ?, ?, ?, ?, 'running', now())`,
     [run.id, run.traceId, run.task, run.purpose, run.provider, run.model.slice(0, 200), run.items],
+    'run',
+  )
+}
+
+/** A call's row written once, after it ended: started `latencyMs` before now. */
+export async function insertFinishedRun(
+  manager: EntityManager,
+  run: AiRunStart,
+  end: AiRunEnd,
+): Promise<void> {
+  await manager.execute(
+    `insert into ai_runs (id, trace_id, task, purpose, provider, model, items, status, failure_class,
+            http_status, latency_ms, input_tokens, output_tokens, total_tokens, started_at, finished_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now() - ? * interval '1 millisecond', now())`,
+    [
+      run.id,
+      run.traceId,
+      run.task,
+      run.purpose,
+      run.provider,
+      run.model.slice(0, 200),
+      run.items,
+      end.status,
+      end.failureClass,
+      end.httpStatus,
+      end.latencyMs,
+      end.inputTokens ?? null,
+      end.outputTokens ?? null,
+      end.totalTokens ?? null,
+      end.latencyMs,
+    ],
     'run',
   )
 }

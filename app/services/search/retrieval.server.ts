@@ -152,16 +152,22 @@ export async function retrieveTermChunks(
   request: SourceSearch,
   readiness?: Readiness,
 ): Promise<{ settings: SearchSettings; traceId: string; hits: TermChunkHit[]; exactIds: Set<string> }> {
-  const { settings, traceId, vector } = await begin(request.query, readiness)
-  const topK = request.topK ?? settings.topK
   const manager = em()
   const domain = request.domain ?? null
   const normalized = normalizeKey(request.query)
-  const named = normalized ? await termsNamed(manager, normalized) : []
-  const exact = await termChunksOf(manager, { vector, space: settings.space, termIds: named, domain })
+  // What needs no vector runs while the query is embedded, and the exact matches' chunks beside the nearest
+  // ones: on PostgreSQL each on a pooled connection of its own, on the embedded engine one after another.
+  const [{ settings, traceId, vector }, named] = await Promise.all([
+    begin(request.query, readiness),
+    normalized ? termsNamed(manager, normalized) : [],
+  ])
+  const topK = request.topK ?? settings.topK
+  const [exact, nearest] = await Promise.all([
+    termChunksOf(manager, { vector, space: settings.space, termIds: named, domain }),
+    searchTermChunks(manager, { vector, space: settings.space, limit: topK, domain }),
+  ])
   const bestOfTerm = new Map<string, TermChunkHit>()
   for (const hit of exact) if (!bestOfTerm.has(hit.term_id)) bestOfTerm.set(hit.term_id, hit)
-  const nearest = await searchTermChunks(manager, { vector, space: settings.space, limit: topK, domain })
   const seen = new Set<string>()
   const hits: TermChunkHit[] = []
   for (const hit of [...bestOfTerm.values(), ...nearest]) {

@@ -107,13 +107,14 @@ export function notReadyMessage(reason: SearchNotReadyReason): string {
  * `no_provider`, `secret_unreadable`), so the search page can say it in the reader's language.
  */
 export async function readySearchSettings(): Promise<SearchSettings> {
-  const state = await searchState()
+  // Both reads at once (on PostgreSQL each on a connection of its own): this is on every search's path.
+  const manager = em()
+  const [state, serving] = await Promise.all([searchState(manager), servingEmbedding(manager)])
   if (!state.ready)
     throw new AppError('rag_not_ready', notReadyMessage(state.reason), { details: { reason: state.reason } })
   // While a full reindex builds after a change of model, the live tables hold the old model's vectors: queries
   // are embedded with it until the swap (decision 028). A stored secret of it that cannot be read any more
   // leaves search on the current settings, which find what was saved since.
-  const serving = await servingEmbedding(em())
   if (!serving) return state.settings
   try {
     return {
