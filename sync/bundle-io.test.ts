@@ -383,9 +383,9 @@ describe('a bundle refused', () => {
   it('is of another format version', async () => {
     const forged = await forge(
       good,
-      editRecord(0, (header) => ({ ...header, formatVersion: 2 })),
+      editRecord(0, (header) => ({ ...header, formatVersion: 3 })),
     )
-    const message = `${path.basename(forged)} was written in bundle format 2; this release reads format 1: update this installation.`
+    const message = `${path.basename(forged)} was written in bundle format 3; this release reads formats 1 to 2: update this installation.`
     expect(await refusal(verifyBundle(forged))).toEqual({ problem: 'version', message })
     expect(await refusal(readBundleHeader(forged))).toEqual({ problem: 'version', message })
   })

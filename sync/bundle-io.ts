@@ -513,8 +513,9 @@ function parseHeader(file: string, line: Buffer | null): BundleHeader {
   if (raw.record !== 'header' || raw.format !== BUNDLE_FORMAT) {
     refuse('not_a_bundle', `its first record is not a ${BUNDLE_FORMAT} header`)
   }
-  if (raw.formatVersion !== BUNDLE_FORMAT_VERSION)
-    refuse('version', JSON.stringify(raw.formatVersion ?? null))
+  const version = raw.formatVersion
+  if (!Number.isInteger(version) || (version as number) < 1 || (version as number) > BUNDLE_FORMAT_VERSION)
+    refuse('version', JSON.stringify(version ?? null))
   const header = BundleHeaderSchema.safeParse(raw)
   if (!header.success) refuse('invalid', `its header: ${describeIssue(header.error)}`)
   return header.data
@@ -549,7 +550,7 @@ function readerMessage(name: string, problem: BundleProblem, detail: string): st
     case 'version': {
       // A newer format needs a newer receiver; an older (or unreadable) one, a new export.
       const advice = Number(detail) > BUNDLE_FORMAT_VERSION ? 'update this installation' : 'export it again'
-      return `${name} was written in bundle format ${detail}; this release reads format ${BUNDLE_FORMAT_VERSION}: ${advice}.`
+      return `${name} was written in bundle format ${detail}; this release reads formats 1 to ${BUNDLE_FORMAT_VERSION}: ${advice}.`
     }
     case 'corrupt':
       return `${name} is damaged (${detail}); copy it again from the sender.`

@@ -19,8 +19,16 @@ import { z } from 'zod'
  */
 
 export const BUNDLE_FORMAT = 'glossary-sync'
-/** The bundle format this release writes and reads; another version is refused with a clear message. */
-export const BUNDLE_FORMAT_VERSION = 1
+/**
+ * The newest bundle format this release writes and reads; a newer one is refused with a clear message. Format 2
+ * adds `termLinks` to wiki pages (issue 32). A bundle is written in format 1 when none of its pages has its term
+ * links switched off, so an installation of an earlier release (which reads format 1 only) still reads it; one
+ * that carries the switch is format 2, which such an installation refuses by name ("update this installation")
+ * instead of misreading the page.
+ */
+export const BUNDLE_FORMAT_VERSION = 2
+/** The format of a bundle whose items need nothing newer (see `BUNDLE_FORMAT_VERSION`). */
+export const BUNDLE_FORMAT_BASE_VERSION = 1
 export const BUNDLE_SUFFIX = '.glossary-sync.json.gz'
 
 /** What travels, in the order a bundle holds and a receiver applies it (relations after both their terms). */
@@ -46,7 +54,7 @@ export type SyncKind = (typeof SYNC_KINDS)[number]
 export const BundleHeaderSchema = z.object({
   record: z.literal('header'),
   format: z.literal(BUNDLE_FORMAT),
-  formatVersion: z.literal(BUNDLE_FORMAT_VERSION),
+  formatVersion: z.int().min(BUNDLE_FORMAT_BASE_VERSION).max(BUNDLE_FORMAT_VERSION),
   /** The sender's release (package.json version), for the reader's information. */
   release: z.string().min(1).max(40),
   /** The sending installation: a stable UUID made once, and its display name. */
@@ -124,6 +132,11 @@ export const WikiContentSchema = z.object({
   domain: z.array(z.string()),
   status: z.enum(['draft', 'published', 'archived']),
   termIds: z.array(Uuid),
+  /**
+   * Present, `false`, only when the page's term links are switched off (issue 32: a display setting without a
+   * revision); absent means on, so a page with the default hashes as it did before the setting existed.
+   */
+  termLinks: z.literal(false).optional(),
 })
 
 const itemBase = {

@@ -27,6 +27,7 @@ import {
   type TermWrite,
 } from '#app/services/terms/store.server.ts'
 import { chooseWikiSlug } from '#app/services/wiki/slug.server.ts'
+import { setPageTermLinks } from '#app/services/wiki/store.server.ts'
 import { deleteWikiPageInTx, saveWikiPageInTx } from '#app/services/wiki/write.server.ts'
 import type { BundleItem, SyncItemType } from '#sync/bundle-schema.ts'
 import type { ApplyContext, PlanEntry } from './apply-context.server.ts'
@@ -415,6 +416,7 @@ const wikiWriter: TypeWriter<'wiki'> = {
       const termIds = c.termIds.map((id) => terms.get(id)!).filter((id) => heads.has(id))
       const content = rewriteAttachmentRefs(c.content, ctx.images)
       const local = w.local?.content
+      const linksOn = c.termLinks ?? true
       if (!local) {
         const problem = await pageSlugProblem(ctx.tx, w.item)
         if (problem) {
@@ -430,7 +432,13 @@ const wikiWriter: TypeWriter<'wiki'> = {
         local.status === c.status &&
         sameList(local.termIds, termIds)
       ) {
-        outcomes.push({ title, action: 'unchanged', reason: 'the same content here already' })
+        // Term links are a display setting without a revision: switching them is all the update there is.
+        if ((local.termLinks ?? true) === linksOn) {
+          outcomes.push({ title, action: 'unchanged', reason: 'the same content here already' })
+        } else {
+          await setPageTermLinks(ctx.tx, w.localId, linksOn)
+          outcomes.push({ title, action: 'update', reason: w.reason })
+        }
         continue
       }
       await saveWikiPageInTx(ctx.tx, {
@@ -450,6 +458,7 @@ const wikiWriter: TypeWriter<'wiki'> = {
         // Page revisions have no note: the one a term revision gets goes with the name the revision keeps.
         actor: { id: ctx.actor.id, name: `${ctx.actor.label} (${syncNote(ctx, w.item)})` },
       })
+      if ((local?.termLinks ?? true) !== linksOn) await setPageTermLinks(ctx.tx, w.localId, linksOn)
       outcomes.push({ title, action: w.local ? 'update' : 'create', reason: w.reason })
     }
     return outcomes

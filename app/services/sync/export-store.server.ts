@@ -59,6 +59,7 @@ export interface WikiRow {
   updated_at: Date | string
   author: string | null
   term_ids: string[] | null
+  term_links: boolean
 }
 
 export interface CarriedRows {
@@ -106,7 +107,7 @@ const CARRIED: { [T in SyncItemType]: { select: string; carried: string; id: str
   // Linked terms are the live ones (a deleted term is no longer carried); ids as text, sorted by the caller.
   wiki: {
     select: `select p.id, p.slug, p.title, p.content, p.summary, p.source_url, p.domain, p.status, p.revision,
-                    p.updated_at, v.author_label as author,
+                    p.updated_at, v.author_label as author, p.term_links,
                     (select array_agg(wt.term_id::text) from wiki_page_terms wt
                        join terms t on t.id = wt.term_id and t.deleted_at is null
                       where wt.page_id = p.id) as term_ids

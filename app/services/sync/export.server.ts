@@ -8,6 +8,7 @@ import { refreshExportStatistics } from '#app/services/terms/store.server.ts'
 import { em } from '#db/orm.ts'
 import {
   BUNDLE_FORMAT,
+  BUNDLE_FORMAT_BASE_VERSION,
   BUNDLE_FORMAT_VERSION,
   bundleFileName,
   SYNC_ITEM_TYPES,
@@ -54,6 +55,8 @@ interface Scan {
   present: Set<string>
   changed: Record<SyncItemType, string[]>
   attachmentRefs: Set<string>
+  /** The bundle format its items need (`BUNDLE_FORMAT_VERSION`: 2 when a page carries its term links switch). */
+  formatVersion: number
 }
 
 /** The text of a changed item whose image references travel with it. */
@@ -70,6 +73,7 @@ async function scanItems(tx: EntityManager, stored: Map<string, ManifestEntry> |
     present: new Set(),
     changed: { domain: [], category: [], term: [], relation: [], wiki: [] },
     attachmentRefs: new Set(),
+    formatVersion: BUNDLE_FORMAT_BASE_VERSION,
   }
   for (const type of SYNC_ITEM_TYPES) {
     for await (const batch of localItems(tx, type)) {
@@ -80,6 +84,7 @@ async function scanItems(tx: EntityManager, stored: Map<string, ManifestEntry> |
         if (stored && stored.get(key)?.hash === item.hash) continue
         scan.changed[type].push(item.id)
         for (const id of attachmentRefs(bodyOf(item) ?? '')) scan.attachmentRefs.add(id)
+        if (type === 'wiki' && 'termLinks' in item.content) scan.formatVersion = BUNDLE_FORMAT_VERSION
       }
     }
   }
@@ -171,7 +176,7 @@ export async function exportBundle(options: {
         const header: BundleHeader = {
           record: 'header',
           format: BUNDLE_FORMAT,
-          formatVersion: BUNDLE_FORMAT_VERSION,
+          formatVersion: scan.formatVersion,
           release: RELEASE,
           origin,
           label: options.label?.trim() || null,

@@ -65,6 +65,8 @@ const CONTENT: { [T in SyncItemType]: (row: CarriedRows[T]) => ItemContent<T> } 
     domain: [...(r.domain ?? [])],
     status: r.status,
     termIds: sorted(r.term_ids),
+    // Carried only when switched off: a page with the default has the content (and hash) it had before issue 32.
+    ...(r.term_links ? {} : { termLinks: false as const }),
   }),
 }
 
