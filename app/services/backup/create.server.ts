@@ -52,7 +52,11 @@ async function dumpPglite(dumpFile: string): Promise<Snapshot> {
   const pglite = db.pglite!
   return db.em.fork().transactional(async (tx) => {
     const snapshot = await readSnapshot(ormSession(tx))
-    // The data files then hold every committed change: a restore needs no WAL replay.
+    // The data files then hold every committed change: a restore needs no WAL replay. Without recycling, the
+    // checkpoint removes the WAL segments it no longer needs instead of keeping them for reuse: PGlite's dump
+    // is the whole data directory, and after a busy day those segments were most of it (measured on a data
+    // directory of 927 MB with 436 MB of WAL: pg_wal 436 → 1 MB, the dump 52 → 24 MB and 12.6 → 6.8 s).
+    await tx.execute('set local wal_recycle = off')
     await tx.execute('checkpoint')
     const dump = await pglite.dumpDataDir('gzip')
     fs.writeFileSync(dumpFile, Buffer.from(await dump.arrayBuffer()))
