@@ -29,11 +29,42 @@ export interface AiRunEnd {
   totalTokens?: number
 }
 
+/** The columns of a run's start, in `START_COLUMNS` order. */
+const startValues = (run: AiRunStart) => [
+  run.id,
+  run.traceId,
+  run.task,
+  run.purpose,
+  run.provider,
+  run.model.slice(0, 200),
+  run.items,
+]
+const START_COLUMNS = 'id, trace_id, task, purpose, provider, model, items'
+
+/** The columns of a run's end, in `END_COLUMNS` order. */
+const endValues = (end: AiRunEnd) => [
+  end.status,
+  end.failureClass,
+  end.httpStatus,
+  end.latencyMs,
+  end.inputTokens ?? null,
+  end.outputTokens ?? null,
+  end.totalTokens ?? null,
+]
+const END_COLUMNS = [
+  'status',
+  'failure_class',
+  'http_status',
+  'latency_ms',
+  'input_tokens',
+  'output_tokens',
+  'total_tokens',
+]
+
 export async function insertRun(manager: EntityManager, run: AiRunStart): Promise<void> {
   await manager.execute(
-    `insert into ai_runs (id, trace_id, task, purpose, provider, model, items, status, started_at)
-     values (?, ?, ?, ?, ?, ?, ?, 'running', now())`,
-    [run.id, run.traceId, run.task, run.purpose, run.provider, run.model.slice(0, 200), run.items],
+    `insert into ai_runs (${START_COLUMNS}, status, started_at) values (?, ?, ?, ?, ?, ?, ?, 'running', now())`,
+    startValues(run),
     'run',
   )
 }
@@ -45,45 +76,18 @@ export async function insertFinishedRun(
   end: AiRunEnd,
 ): Promise<void> {
   await manager.execute(
-    `insert into ai_runs (id, trace_id, task, purpose, provider, model, items, status, failure_class,
-            http_status, latency_ms, input_tokens, output_tokens, total_tokens, started_at, finished_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now() - ? * interval '1 millisecond', now())`,
-    [
-      run.id,
-      run.traceId,
-      run.task,
-      run.purpose,
-      run.provider,
-      run.model.slice(0, 200),
-      run.items,
-      end.status,
-      end.failureClass,
-      end.httpStatus,
-      end.latencyMs,
-      end.inputTokens ?? null,
-      end.outputTokens ?? null,
-      end.totalTokens ?? null,
-      end.latencyMs,
-    ],
+    `insert into ai_runs (${START_COLUMNS}, ${END_COLUMNS.join(', ')}, started_at, finished_at)
+     values (${'?, '.repeat(7 + END_COLUMNS.length)}now() - ? * interval '1 millisecond', now())`,
+    [...startValues(run), ...endValues(end), end.latencyMs],
     'run',
   )
 }
 
 export async function finishRun(manager: EntityManager, id: string, end: AiRunEnd): Promise<void> {
   await manager.execute(
-    `update ai_runs set status = ?, failure_class = ?, http_status = ?, latency_ms = ?, input_tokens = ?,
-            output_tokens = ?, total_tokens = ?, finished_at = now()
+    `update ai_runs set ${END_COLUMNS.map((column) => `${column} = ?`).join(', ')}, finished_at = now()
       where id = ?`,
-    [
-      end.status,
-      end.failureClass,
-      end.httpStatus,
-      end.latencyMs,
-      end.inputTokens ?? null,
-      end.outputTokens ?? null,
-      end.totalTokens ?? null,
-      id,
-    ],
+    [...endValues(end), id],
     'run',
   )
 }
