@@ -16,12 +16,27 @@ const PNG = Buffer.from(
 const navLink = (page: Page, name: string) =>
   page.locator('nav.site-nav').getByRole('link', { name, exact: true })
 
-/** Follows a link of the site's navigation, opening its menu (Content, Admin) first when it sits in one. */
+/**
+ * Follows a link of the site's navigation, opening its menu (Content, Admin) first when it sits in one. The
+ * header closes its menus when the location changes (site-header.tsx), so a menu opened just as the previous
+ * action's navigation lands is closed again (seen once in CI: the link never became visible): it is opened
+ * until the link shows.
+ */
 async function clickNav(page: Page, name: string) {
   const entry = page.locator('a', { hasText: new RegExp(`^${name}$`) })
   const link = page.locator('nav.site-nav').locator(entry)
   const menu = page.locator('nav.site-nav details', { has: entry })
-  if ((await menu.count()) && !(await link.isVisible())) await menu.locator('summary').click()
+  if (await menu.count()) {
+    await expect
+      .poll(
+        async () => {
+          if (!(await link.isVisible())) await menu.locator('summary').click()
+          return link.isVisible()
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(true)
+  }
   await link.click()
 }
 
