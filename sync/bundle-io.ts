@@ -8,6 +8,7 @@ import zlib from 'node:zlib'
 import type { z } from 'zod'
 import {
   BUNDLE_FORMAT,
+  BUNDLE_FORMAT_BASE_VERSION,
   BUNDLE_FORMAT_VERSION,
   BundleAttachmentSchema,
   BundleEndSchema,
@@ -514,7 +515,11 @@ function parseHeader(file: string, line: Buffer | null): BundleHeader {
     refuse('not_a_bundle', `its first record is not a ${BUNDLE_FORMAT} header`)
   }
   const version = raw.formatVersion
-  if (!Number.isInteger(version) || (version as number) < 1 || (version as number) > BUNDLE_FORMAT_VERSION)
+  if (
+    !Number.isInteger(version) ||
+    (version as number) < BUNDLE_FORMAT_BASE_VERSION ||
+    (version as number) > BUNDLE_FORMAT_VERSION
+  )
     refuse('version', JSON.stringify(version ?? null))
   const header = BundleHeaderSchema.safeParse(raw)
   if (!header.success) refuse('invalid', `its header: ${describeIssue(header.error)}`)
@@ -550,7 +555,7 @@ function readerMessage(name: string, problem: BundleProblem, detail: string): st
     case 'version': {
       // A newer format needs a newer receiver; an older (or unreadable) one, a new export.
       const advice = Number(detail) > BUNDLE_FORMAT_VERSION ? 'update this installation' : 'export it again'
-      return `${name} was written in bundle format ${detail}; this release reads formats 1 to ${BUNDLE_FORMAT_VERSION}: ${advice}.`
+      return `${name} was written in bundle format ${detail}; this release reads formats ${BUNDLE_FORMAT_BASE_VERSION} to ${BUNDLE_FORMAT_VERSION}: ${advice}.`
     }
     case 'corrupt':
       return `${name} is damaged (${detail}); copy it again from the sender.`

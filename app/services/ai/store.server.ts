@@ -39,7 +39,10 @@ const startValues = (run: AiRunStart) => [
   run.model.slice(0, 200),
   run.items,
 ]
-const START_COLUMNS = 'id, trace_id, task, purpose, provider, model, items'
+const START_COLUMNS = ['id', 'trace_id', 'task', 'purpose', 'provider', 'model', 'items']
+
+/** `?, ` once per column of `columns`. */
+const placeholders = (columns: readonly string[]) => '?, '.repeat(columns.length)
 
 /** The columns of a run's end, in `END_COLUMNS` order. */
 const endValues = (end: AiRunEnd) => [
@@ -63,7 +66,8 @@ const END_COLUMNS = [
 
 export async function insertRun(manager: EntityManager, run: AiRunStart): Promise<void> {
   await manager.execute(
-    `insert into ai_runs (${START_COLUMNS}, status, started_at) values (?, ?, ?, ?, ?, ?, ?, 'running', now())`,
+    `insert into ai_runs (${START_COLUMNS.join(', ')}, status, started_at)
+     values (${placeholders(START_COLUMNS)}'running', now())`,
     startValues(run),
     'run',
   )
@@ -76,8 +80,8 @@ export async function insertFinishedRun(
   end: AiRunEnd,
 ): Promise<void> {
   await manager.execute(
-    `insert into ai_runs (${START_COLUMNS}, ${END_COLUMNS.join(', ')}, started_at, finished_at)
-     values (${'?, '.repeat(7 + END_COLUMNS.length)}now() - ? * interval '1 millisecond', now())`,
+    `insert into ai_runs (${[...START_COLUMNS, ...END_COLUMNS].join(', ')}, started_at, finished_at)
+     values (${placeholders([...START_COLUMNS, ...END_COLUMNS])}now() - ? * interval '1 millisecond', now())`,
     [...startValues(run), ...endValues(end), end.latencyMs],
     'run',
   )
