@@ -15,6 +15,9 @@ export default defineConfig({
     globalSetup: ['./tests/setup/global-setup.ts'],
     setupFiles: ['./tests/setup/setup-test-env.ts'],
     pool: 'forks',
+    // Two files at a time even on two cores (vitest's default there is one). Measured on a 2-core machine, the
+    // whole pass: 694 s with one worker, 516 s with two, the same tests passing.
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
