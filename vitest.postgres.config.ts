@@ -11,9 +11,6 @@ export default defineConfig({
     ...base.test,
     name: 'postgres',
     env: { GLOSSARY_TEST_ENGINE: 'postgres' },
-    // Two files at a time even on two cores (vitest's default there is one): much of a file's time is spent
-    // waiting on the PostgreSQL server's process, and each file has a database of its own.
-    maxWorkers: 2,
     include: [
       'db/migrator.test.ts',
       'pipeline/worker.test.ts',
