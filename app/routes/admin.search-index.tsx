@@ -154,6 +154,14 @@ export default function AdminSearchIndexPage() {
             total: health.run.sourcesTotal,
             phase: t(`searchIndex.phase.${health.run.phase}`),
           })}
+          {health.run.secondsLeft === null ? null : (
+            <span data-testid="index-run-left">
+              {' '}
+              {health.run.secondsLeft < 90
+                ? t('searchIndex.runLeftMinute')
+                : fill(t('searchIndex.runLeft'), { minutes: Math.round(health.run.secondsLeft / 60) })}
+            </span>
+          )}
         </p>
       ) : health.lastRunFailure ? (
         <p className="notice warning" data-testid="index-run-failed">

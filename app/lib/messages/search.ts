@@ -142,6 +142,9 @@ export const searchEn = {
     'A full reindex of {terms}, {wiki} and {meetings} has started. Search answers from the current index until the new one is complete.',
   'searchIndex.run':
     'A full reindex is building a new index: {done} of {total} sources done ({phase}). Search answers from the current index until the new one is complete, then switches at once.',
+  'searchIndex.runLeft':
+    'At its pace so far, reading and embedding should take about {minutes} more minutes.',
+  'searchIndex.runLeftMinute': 'At its pace so far, reading and embedding should be done in about a minute.',
   'searchIndex.phase.loading': 'reading and embedding',
   'searchIndex.phase.indexing': 'building the vector index',
   'searchIndex.phase.swapping': 'switching over',
@@ -311,6 +314,8 @@ export const searchKo: Record<Exclude<keyof typeof searchEn, `${string}.one`>, s
     '{terms}, {wiki}, {meetings}의 전체 다시 색인을 시작했습니다. 새 색인이 완성될 때까지 검색은 지금 색인으로 답합니다.',
   'searchIndex.run':
     '전체 다시 색인이 새 색인을 만드는 중입니다: 원본 {total}개 중 {done}개 완료({phase}). 새 색인이 완성될 때까지 검색은 지금 색인으로 답하고, 완성되면 한 번에 바꿉니다.',
+  'searchIndex.runLeft': '지금까지의 속도라면 읽고 임베딩하는 데 약 {minutes}분이 더 걸립니다.',
+  'searchIndex.runLeftMinute': '지금까지의 속도라면 읽고 임베딩하는 일은 1분쯤 뒤에 끝납니다.',
   'searchIndex.phase.loading': '읽고 임베딩하는 중',
   'searchIndex.phase.indexing': '벡터 색인을 만드는 중',
   'searchIndex.phase.swapping': '바꾸는 중',

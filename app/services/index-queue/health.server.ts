@@ -40,6 +40,26 @@ export interface RunHealth {
   /** Chunks sent to the provider (the others reused a vector of the same text). */
   chunksEmbedded: number
   startedAt: string
+  /** Seconds the loading should still take at its pace so far (`loadingSecondsLeft`); null when it cannot tell. */
+  secondsLeft: number | null
+}
+
+/** An estimate of a run's loading needs this long of it first: the first batches say little of its pace. */
+const ESTIMATE_AFTER_SECONDS = 30
+
+/**
+ * The loading's time left at its pace so far: seconds since the run started times the sources left over the
+ * sources done. Null outside the loading, before a source is done and in its first `ESTIMATE_AFTER_SECONDS`.
+ * The vector index built after the load (PostgreSQL, small embedded runs) and the swap come after it.
+ */
+export function loadingSecondsLeft(
+  run: Pick<RunHealth, 'phase' | 'sourcesDone' | 'sourcesTotal' | 'startedAt'>,
+  now = Date.now(),
+): number | null {
+  const elapsed = (now - Date.parse(run.startedAt)) / 1000
+  if (run.phase !== 'loading' || run.sourcesDone === 0 || elapsed < ESTIMATE_AFTER_SECONDS) return null
+  const left = Math.max(0, run.sourcesTotal - run.sourcesDone)
+  return Math.round((elapsed * left) / run.sourcesDone)
 }
 
 export interface IndexHealth {
@@ -70,17 +90,19 @@ export async function indexHealth(): Promise<IndexHealth> {
     .filter((p) => p.remainingMs > 0)
     .map((p) => ({ provider: p.provider, until: p.pausedUntil.toISOString(), reason: p.reason }))
   const problems: IndexHealth['problems'] = []
+  const phase: RunHealth['phase'] =
+    last?.cursorKind === 'index' ? 'indexing' : last?.cursorKind === 'swap' ? 'swapping' : 'loading'
   const run: RunHealth | null =
     last?.status === 'building'
       ? {
           id: last.id,
-          phase:
-            last.cursorKind === 'index' ? 'indexing' : last.cursorKind === 'swap' ? 'swapping' : 'loading',
+          phase,
           sourcesDone: last.sourcesDone,
           sourcesTotal: last.sourcesTotal,
           chunksWritten: last.chunksWritten,
           chunksEmbedded: last.chunksEmbedded,
           startedAt: last.createdAt,
+          secondsLeft: loadingSecondsLeft({ ...last, phase, startedAt: last.createdAt }),
         }
       : null
   const lastRunFailure =

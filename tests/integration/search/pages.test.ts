@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { fill } from '#app/lib/i18n.ts'
 import { homeEn } from '#app/lib/messages/home.ts'
 import { searchEn } from '#app/lib/messages/search.ts'
 import * as searchIndexPage from '#app/routes/admin.search-index.tsx'
@@ -601,6 +602,14 @@ describe('/admin/search-index', () => {
     const during = await pages.get(`/admin/search-index?of=${total}`, admin.sessionHeaders)
     expect(bodyOf(during.html)).toMatch(new RegExp(`<progress[^>]*value="2"[^>]*max="${total}"`))
     expect(textOf(during.html)).toContain(`2 of ${total} sources done`)
+    // No estimate in a run's first half minute; ten minutes in, the pace so far: 2 sources in 600 s.
+    expect(bodyOf(during.html)).not.toContain('data-testid="index-run-left"')
+    // (every run moved back alike: the latest stays the latest)
+    await em().execute(`update rag_reindex_runs set created_at = created_at - interval '10 minutes'`)
+    const later = await pages.get(`/admin/search-index?of=${total}`, admin.sessionHeaders)
+    expect(textOf(later.html)).toContain(
+      fill(searchEn['searchIndex.runLeft'], { minutes: Math.round((600 * (total - 2)) / 2 / 60) }),
+    )
     await drainIndexQueue()
     // the refresh link of a page without JavaScript: the bar is full, nothing is left
     const after = await pages.get(`/admin/search-index?of=${total}`, admin.sessionHeaders)
