@@ -8,10 +8,13 @@
  *   1. search switched on with nothing indexed (every chunk embedded; the shadow tables replace empty ones);
  *   2. a new embedding model over the full index (every chunk embedded again; search answers from the old index);
  *   3. "Reindex" in the same model (every vector reused; the provider is not called).
- * Then search p50/p95 idle, for comparison.
+ * Then search p50/p95 idle, for comparison. Each search is marked as a request in flight, as the web server marks
+ * it, so the runner lets it in between slices (decision 028). SEARCH_EVERY_MS=0 runs the three with no search
+ * meanwhile (an idle service: the runner never pauses).
  *
  *   npx tsx bench/full-reindex.bench.ts                         # embedded, in a temporary directory
  *   BUILD_MAX_SOURCES=0 SLICE_CHUNKS=4 npx tsx bench/full-reindex.bench.ts   # embedded, index made first
+ *   BUILD_MAX_SOURCES=0 SEARCH_EVERY_MS=0 npx tsx bench/full-reindex.bench.ts  # the same, nobody searching
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/full-reindex.bench.ts
  */
 import crypto from 'node:crypto'
@@ -24,6 +27,7 @@ import { startInstantProvider, textVector } from './rag-data.ts'
 import { benchEnv, forMs, loadAverage, percentile, sampleTimes } from './support.ts'
 
 const TERMS = Number(process.env.TERMS ?? 5_000)
+const SEARCH_EVERY_MS = Number(process.env.SEARCH_EVERY_MS ?? 250)
 const HOLDER = 'bench-runner'
 
 async function main() {
@@ -54,17 +58,28 @@ async function main() {
     if (process.env.SLICE_CHUNKS) RUNNER.sliceChunks.embedded = Number(process.env.SLICE_CHUNKS)
     const { beat } = await import('../app/services/index-queue/store.server.ts')
     const audit = { actor: { userId, label: 'bench' } }
-    const search = () => searchTerms({ query: `ledger settlement ${crypto.randomInt(TERMS)}` } as never)
+    const { markRequest } = await import('../app/lib/quiet-moments.server.ts')
+    const search = async () => {
+      const ended = markRequest()
+      try {
+        return await searchTerms({ query: `ledger settlement ${crypto.randomInt(TERMS)}` } as never)
+      } finally {
+        ended()
+      }
+    }
 
     const measure = async (label: string, start: () => Promise<unknown>) => {
       await beat(em(), HOLDER, 'in-process')
       const started = performance.now()
       await start()
       let finished = false
-      const during = sampleTimes(
-        () => search().catch(() => undefined),
-        () => finished,
-      )
+      const during = SEARCH_EVERY_MS
+        ? sampleTimes(
+            () => search().catch(() => undefined),
+            () => finished,
+            SEARCH_EVERY_MS,
+          )
+        : Promise.resolve([])
       let buildMs = 0
       for (;;) {
         const [current] = await em().execute<{ cursor_kind: string }[]>(
@@ -88,8 +103,11 @@ async function main() {
       console.log(
         `${label}: ${run!.chunks_written.toLocaleString('en')} chunks (${run!.chunks_embedded.toLocaleString('en')} embedded) ` +
           `in ${seconds.toFixed(1)} s = ${(run!.chunks_written / seconds).toFixed(0)} chunks/s, run ${run!.status}; ` +
-          `search during it p50 ${percentile(times, 50).toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms, ` +
-          `max ${Math.max(...times).toFixed(1)} ms (${times.length} searches); index build after the load ` +
+          (times.length
+            ? `search during it p50 ${percentile(times, 50).toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms, ` +
+              `max ${Math.max(...times).toFixed(1)} ms (${times.length} searches)`
+            : 'no search during it') +
+          `; index build after the load ` +
           `${(buildMs / 1000).toFixed(1)} s (load ${loadAverage()})`,
       )
     }

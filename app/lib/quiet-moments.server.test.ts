@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { markRequest, whenQuiet } from './quiet-moments.server.ts'
+import { markRequest, requestsWithin, whenQuiet } from './quiet-moments.server.ts'
 
 describe('whenQuiet', () => {
   it('resolves at once when no request is in flight', async () => {
@@ -32,5 +32,19 @@ describe('whenQuiet', () => {
     end()
     // A later wait is not woken twice nor left behind: the earlier waiter was removed.
     await whenQuiet(60_000)
+  })
+})
+
+describe('requestsWithin', () => {
+  it('says whether a request is in flight or began within the last milliseconds given', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    expect(requestsWithin(20)).toBe(false)
+    const ended = markRequest()
+    expect(requestsWithin(20)).toBe(true)
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    expect(requestsWithin(20)).toBe(true) // still in flight
+    ended()
+    expect(requestsWithin(60_000)).toBe(true) // began within the minute
+    expect(requestsWithin(20)).toBe(false)
   })
 })

@@ -5,11 +5,14 @@
  * (app/server/http.server.ts); a process that serves none (the worker, the command line) is always quiet.
  */
 let inFlight = 0
+/** When the last request began (`performance.now()`). */
+let lastBegunAt = -Infinity
 let waiters: (() => void)[] = []
 
 /** Marks a request as begun; call the returned function when its answer is sent or abandoned (twice is once). */
 export function markRequest(): () => void {
   inFlight++
+  lastBegunAt = performance.now()
   let ended = false
   return () => {
     if (ended) return
@@ -18,6 +21,11 @@ export function markRequest(): () => void {
     // After the answer: the callbacks run once its bytes are handed to the socket.
     if (inFlight === 0 && waiters.length) setImmediate(wakeWaiters)
   }
+}
+
+/** Whether a request is in flight now or began within the last `ms`: somebody is using this process. */
+export function requestsWithin(ms: number): boolean {
+  return inFlight > 0 || performance.now() - lastBegunAt < ms
 }
 
 function wakeWaiters(): void {
