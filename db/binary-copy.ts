@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { getDb } from './orm.ts'
+import { vectorLiteral } from './sql.ts'
 
 /**
  * Rows in PostgreSQL's binary COPY format, loaded with PGlite's `COPY … FROM '/dev/blob'` (the query's `blob`
@@ -62,6 +63,18 @@ export function vectorBinary(values: readonly number[]): Buffer {
   const b = Buffer.alloc(4 + values.length * 4)
   writeVector(b, 0, values)
   return b
+}
+
+/** A query vector as a `?::vector` parameter (`vectorParam`). */
+export type VectorParam = string | Buffer
+
+/**
+ * A query vector as a `?::vector` parameter: on PostgreSQL its binary form (`vectorBinary`), 6 kB instead of
+ * 21–32 kB of text that the service would format and the server parse (issue 28); on the embedded engine, whose
+ * driver sends every parameter as text, its text form.
+ */
+export function vectorParam(values: readonly number[]): VectorParam {
+  return getDb().pglite ? vectorLiteral(values) : vectorBinary(values)
 }
 
 function writeVector(b: Buffer, at: number, values: readonly number[]): void {

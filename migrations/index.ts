@@ -23,6 +23,7 @@ import { Migration20261201003000_chat } from './Migration20261201003000_chat.ts'
 import { Migration20261202001000_sync } from './Migration20261202001000_sync.ts'
 import { Migration20261203001000_release } from './Migration20261203001000_release.ts'
 import { Migration20261203002000_wiki_term_links } from './Migration20261203002000_wiki_term_links.ts'
+import { Migration20261204001000_hnsw_build_breadth } from './Migration20261204001000_hnsw_build_breadth.ts'
 
 /**
  * Every migration in order. Listed explicitly rather than found on disk so that the bundled server build,
@@ -56,4 +57,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261202001000_sync', class: Migration20261202001000_sync },
   { name: 'Migration20261203001000_release', class: Migration20261203001000_release },
   { name: 'Migration20261203002000_wiki_term_links', class: Migration20261203002000_wiki_term_links },
+  { name: 'Migration20261204001000_hnsw_build_breadth', class: Migration20261204001000_hnsw_build_breadth },
 ]

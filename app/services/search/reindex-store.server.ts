@@ -14,7 +14,7 @@ import {
 import { parseJson } from '#db/sql.ts'
 import type { EmbeddingProvider } from '#domain/rag.ts'
 import type { StoredHeader } from '#app/services/ai/provider-secrets.server.ts'
-import { CHUNK_TABLES, SEARCHABLE, shadowOf, type SourceKind } from './store.server.ts'
+import { CHUNK_TABLES, SEARCHABLE, hnswTuning, shadowOf, type SourceKind } from './store.server.ts'
 
 /**
  * The SQL of a full reindex run (decision 028): the run's row (`rag_reindex_runs`), the shadow chunk tables it
@@ -259,9 +259,9 @@ export async function sourcesAfter(
 
 // ── Shadow tables ───────────────────────────────────────────────────────────────────────────────────────
 
-/** The HNSW index of the chunk tables (the migration's `m`, `ef_construction`). */
-const hnsw = (name: string, table: string, ifMissing = false) =>
-  `create index ${ifMissing ? 'if not exists ' : ''}${name} on ${table} using hnsw (embedding vector_cosine_ops) with (m = 16, ef_construction = 64)`
+/** The HNSW index of a chunk table, with its engine's `ef_construction` (`HNSW_TUNING`, store.server.ts). */
+export const hnswIndexSql = (name: string, table: string, ifMissing = false) =>
+  `create index ${ifMissing ? 'if not exists ' : ''}${name} on ${table} using hnsw (embedding vector_cosine_ops) with (m = 16, ef_construction = ${hnswTuning().efConstruction})`
 
 /**
  * (Re)creates the empty shadow tables: the live table's columns, defaults and checks, its primary key, owner
@@ -283,7 +283,7 @@ export async function createShadowTables(tx: EntityManager, vectorIndex: boolean
     )
     await tx.execute(`create index ${next}_owner_idx on ${next} (${owner})`, [], 'run')
     await tx.execute(`create index ${next}_reuse_idx on ${next} (model, content_hash)`, [], 'run')
-    if (vectorIndex) await tx.execute(hnsw(`${next}_embedding_idx`, next), [], 'run')
+    if (vectorIndex) await tx.execute(hnswIndexSql(`${next}_embedding_idx`, next), [], 'run')
   }
 }
 
@@ -311,7 +311,7 @@ export async function buildShadowVectorIndex(
       `select set_config('maintenance_work_mem', ?, true), set_config('max_parallel_maintenance_workers', '0', true)`,
       [memory],
     )
-    await tx.execute(hnsw(`${next}_embedding_idx`, next, true), [], 'run')
+    await tx.execute(hnswIndexSql(`${next}_embedding_idx`, next, true), [], 'run')
   })
 }
 

@@ -4,7 +4,8 @@ import { newTraceId } from '#app/services/ai/recorder.server.ts'
 import { normalizeKey } from '#app/services/matching/normalize.ts'
 import { matcherCache } from '#app/services/validation/matcher-cache.server.ts'
 import { em } from '#db/orm.ts'
-import { iso, vectorLiteral } from '#db/sql.ts'
+import { vectorParam, type VectorParam } from '#db/binary-copy.ts'
+import { iso } from '#db/sql.ts'
 import type { AiPurpose } from '#domain/rag.ts'
 import type { TermStatus } from '#domain/terms.ts'
 import {
@@ -79,9 +80,9 @@ async function embed(
   settings: SearchSettings,
   query: string,
   context: { purpose: AiPurpose; traceId: string },
-): Promise<string> {
+): Promise<VectorParam> {
   const { vectors } = await embedderFor(settings, context).embed([query])
-  return vectorLiteral(vectors[0]!)
+  return vectorParam(vectors[0]!)
 }
 
 /**
@@ -133,7 +134,7 @@ export interface SourceSearch {
 async function begin(
   query: string,
   readiness: Readiness | undefined,
-): Promise<{ settings: SearchSettings; traceId: string; vector: string }> {
+): Promise<{ settings: SearchSettings; traceId: string; vector: VectorParam }> {
   const settings = requireReady(readiness ?? (await retrievalReadiness()))
   const traceId = newTraceId()
   try {
@@ -217,7 +218,7 @@ export async function retrieveMeetingChunks(
 export const EVIDENCE_LIMITS = { terms: 5, wiki: 3, meetings: 3 } as const
 
 /**
- * HNSW search breadth of the evidence searches (`hnsw.ef_search`; the API's searches use `HNSW_SEARCH`, 200). An
+ * HNSW search breadth of the evidence searches (`hnsw.ef_search`; the API's searches use `hnswTuning()`). An
  * answer takes the 3–5 nearest passages of each source, not a ranked list of 50: at 40 the three searches of a
  * question cost a fraction of what 200 costs (bench/chat.bench.ts, decision 029). An object so the benchmark can
  * sweep it.
@@ -355,7 +356,7 @@ export async function retrieveEvidence(input: {
   } else {
     const { settings } = readiness
     const context = { purpose: 'chat' as const, traceId: input.traceId }
-    let embedded: { vector: string } | { failure: ProviderError }
+    let embedded: { vector: VectorParam } | { failure: ProviderError }
     ;[keyword, embedded] = await Promise.all([
       keywordSearch,
       embed(settings, input.question, context).then(

@@ -1,4 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
+import type { VectorParam } from '#db/binary-copy.ts'
+import { getDb } from '#db/orm.ts'
 import { countChanged, iso, parseJson, sqlState, uuidArray } from '#db/sql.ts'
 import type { EmbeddingProvider, RerankerProvider } from '#domain/rag.ts'
 import type { RagStats } from '#app/schemas/rag.ts'
@@ -277,12 +279,25 @@ async function reuseFrom(
 // ── KNN ─────────────────────────────────────────────────────────────────────────────────────────────────
 
 /**
- * HNSW search breadth (`hnsw.ef_search`; at least the candidates asked for). 200: at 100,000 chunks it gave
- * recall@10 0.982 on both sets of vectors measured (statement p95 17–20 ms), where 100 gave 0.930 on one of them
- * and `POST /rag/search` p95 stays under 30 ms (decision 016 "Speed"). An object so the benchmark
- * (bench/rag-search.bench.ts) can sweep it.
+ * The HNSW graph each engine builds (`ef_construction`; `m` is pgvector's default 16) and the search breadth that
+ * reaches recall@10 ≥ 0.95 on it (`hnsw.ef_search`; at least the candidates asked for), decision 016 "Speed":
+ * - PostgreSQL: at 100,000 chunks the default graph (64) needed an `ef_search` above 300 (0.936 at 200); built
+ *   with 128 it gave 0.966 at 100, a faster search than 200 on the old graph (the build takes 1.7× as long, in
+ *   the background of a full reindex).
+ * - The embedded engine inserts every chunk the pipeline indexes into the graph, 1.45× slower at 128 (PGlite,
+ *   10,000 chunks): it keeps 64 and searches at 200 (recall@10 0.982 at 100,000 chunks).
+ * The migrations build the live indexes so; `hnswIndexSql` (reindex-store.server.ts) builds the shadow ones.
+ * Objects so the benchmark (bench/rag-search.bench.ts) can sweep the breadth.
  */
-export const HNSW_SEARCH = { efSearch: 200 }
+export const HNSW_TUNING = {
+  postgres: { efConstruction: 128, efSearch: 100 },
+  embedded: { efConstruction: 64, efSearch: 200 },
+}
+
+/** The HNSW tuning of the open database's engine. */
+export function hnswTuning(): { efConstruction: number; efSearch: number } {
+  return getDb().pglite ? HNSW_TUNING.embedded : HNSW_TUNING.postgres
+}
 
 /** Nearest chunks asked of the index per wanted result: the live-source filters after it drop some. */
 export const OVERFETCH = 4
@@ -295,10 +310,10 @@ const MAX_EF_SEARCH = 1000
 
 /** What a nearest-neighbour search asks: the query's vector, its space, how many, and the HNSW breadth. */
 export interface KnnQuery {
-  vector: string
+  vector: VectorParam
   space: string
   limit: number
-  /** Replaces `HNSW_SEARCH.efSearch` for a caller that needs only a few nearest passages (the chatbot's evidence). */
+  /** Replaces `hnswTuning().efSearch` for a caller that needs only a few nearest passages (the chatbot's evidence). */
   efSearch?: number
 }
 
@@ -346,7 +361,10 @@ export async function searchChunks<const S extends readonly KnnSearch<object>[]>
         ;
         candidates = Math.min(MAX_CANDIDATES, candidates * 8)
       ) {
-        const efSearch = Math.min(MAX_EF_SEARCH, Math.max(query.efSearch ?? HNSW_SEARCH.efSearch, candidates))
+        const efSearch = Math.min(
+          MAX_EF_SEARCH,
+          Math.max(query.efSearch ?? hnswTuning().efSearch, candidates),
+        )
         if (currentEf === undefined) await setKnnPlan(tx, efSearch)
         else if (efSearch !== currentEf) {
           await tx.execute(`select set_config('hnsw.ef_search', ?, true)`, [String(efSearch)])
@@ -473,7 +491,7 @@ export function termChunkSearch(query: KnnQuery & { domain: string | null }): Kn
 /** The chunks of the given terms (exact name matches), nearest first within each term. */
 export async function termChunksOf(
   manager: EntityManager,
-  query: { vector: string; space: string; termIds: readonly string[]; domain: string | null },
+  query: { vector: VectorParam; space: string; termIds: readonly string[]; domain: string | null },
 ): Promise<TermChunkHit[]> {
   if (query.termIds.length === 0) return []
   const params: unknown[] = [query.vector, query.space, uuidArray(query.termIds)]

@@ -1,0 +1,125 @@
+import type { EntityManager } from '@mikro-orm/postgresql'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createShadowTables, dropShadowTables } from '#app/services/search/reindex-store.server.ts'
+import { HNSW_TUNING, hnswTuning, searchTermChunks } from '#app/services/search/store.server.ts'
+import { vectorParam } from '#db/binary-copy.ts'
+import { em, getDb } from '#db/orm.ts'
+import { vectorLiteral } from '#db/sql.ts'
+import { createTerm } from '#tests/factories.ts'
+import { closeTestDb, openTestDb } from '#tests/setup/db.ts'
+
+/**
+ * The HNSW graph and search breadth of each engine (issue 28, `HNSW_TUNING`): PostgreSQL builds with
+ * `ef_construction` 128 and searches at `ef_search` 100, the embedded engine keeps 64 and 200. Runs on both
+ * engines (the PostgreSQL pass includes tests/integration/search/).
+ */
+
+const SPACE = 'alpha_compatible|http://127.0.0.1:1/v1|hnsw-tuning'
+const DIM = 1536
+const TABLES = ['term_chunks', 'wiki_chunks', 'meeting_chunks']
+
+/** A vector with awkward values: negative, tiny, and ones float4 cannot hold exactly. */
+const VECTOR = Array.from(
+  { length: DIM },
+  (_, i) => (i % 3 === 0 ? -1 : 1) * (0.1 + i / 7919) * 10 ** -(i % 9),
+)
+
+async function efConstruction(index: string): Promise<string | undefined> {
+  const rows = await em().execute<{ options: string[] | null }[]>(
+    'select reloptions as options from pg_class where relname = ?',
+    [index],
+  )
+  return rows[0]?.options?.find((o) => o.startsWith('ef_construction='))
+}
+
+/** `manager` whose KNN statements first read the `hnsw.ef_search` their transaction set. */
+function readingBreadth(manager: EntityManager, seen: string[]): EntityManager {
+  const wrap = (tx: EntityManager): EntityManager =>
+    new Proxy(tx, {
+      get(target, property) {
+        if (property === 'execute') {
+          return async (sql: string, params?: unknown[], method?: 'all' | 'get' | 'run') => {
+            if (/<=>[\s\S]*order by distance/.test(sql)) {
+              const [row] = await target.execute<{ ef: string }[]>(
+                `select current_setting('hnsw.ef_search') as ef`,
+              )
+              seen.push(row!.ef)
+            }
+            return target.execute(sql, params, method)
+          }
+        }
+        const value = Reflect.get(target, property, target) as unknown
+        return typeof value === 'function' ? value.bind(target) : value
+      },
+    })
+  return new Proxy(manager, {
+    get(target, property) {
+      if (property === 'transactional') {
+        return <T>(work: (tx: EntityManager) => Promise<T>) => target.transactional((tx) => work(wrap(tx)))
+      }
+      const value = Reflect.get(target, property, target) as unknown
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
+}
+
+let termId: string
+
+beforeAll(async () => {
+  await openTestDb()
+  const term = await createTerm({ name: 'Tuning term' })
+  termId = term.id
+  // One chunk stored with the vector's text form, as the index pipeline's text path writes it.
+  await em().execute(
+    `insert into term_chunks (id, term_id, revision, source_field, chunk_index, content, content_hash, model, embedding)
+     values (gen_random_uuid(), ?, ?, 'definition', 0, 'tuning', 'tuning-hash', ?, ?::vector)`,
+    [term.id, term.revision, SPACE, vectorLiteral(VECTOR)],
+  )
+})
+
+afterAll(async () => {
+  await closeTestDb()
+})
+
+describe('HNSW tuning by engine', () => {
+  it('answers the tuning of the open engine', () => {
+    expect(hnswTuning()).toBe(getDb().pglite ? HNSW_TUNING.embedded : HNSW_TUNING.postgres)
+    expect(HNSW_TUNING.postgres).toEqual({ efConstruction: 128, efSearch: 100 })
+    expect(HNSW_TUNING.embedded).toEqual({ efConstruction: 64, efSearch: 200 })
+  })
+
+  it('builds the live chunk indexes (migrations) and a full reindex’s shadow ones with its ef_construction', async () => {
+    const wanted = `ef_construction=${hnswTuning().efConstruction}`
+    for (const table of TABLES) expect(await efConstruction(`${table}_embedding_idx`), table).toBe(wanted)
+    await em().transactional((tx) => createShadowTables(tx, true))
+    try {
+      for (const table of TABLES) {
+        expect(await efConstruction(`${table}_next_embedding_idx`), `${table}_next`).toBe(wanted)
+      }
+    } finally {
+      await dropShadowTables(em())
+    }
+  })
+
+  it('searches at its ef_search, and finds a stored vector through the query vector parameter', async () => {
+    const param = vectorParam(VECTOR)
+    // PostgreSQL gets the binary form (the server parses no text), the embedded engine the text form.
+    expect(Buffer.isBuffer(param)).toBe(!getDb().pglite)
+    const seen: string[] = []
+    const hits = await searchTermChunks(readingBreadth(em(), seen), {
+      vector: param,
+      space: SPACE,
+      limit: 10,
+      domain: null,
+    })
+    expect(seen).toEqual([String(hnswTuning().efSearch)])
+    expect(hits.map((h) => h.term_id)).toEqual([termId])
+    expect(Number(hits[0]!.distance)).toBeLessThan(1e-6)
+    // The parameter is the very vector the text form stored, value for value.
+    const [same] = await em().execute<{ n: string }[]>(
+      'select count(*) as n from term_chunks where embedding = ?::vector',
+      [param],
+    )
+    expect(Number(same!.n)).toBe(1)
+  })
+})
