@@ -80,14 +80,23 @@ export function translate(lang: Lang, key: MessageKey): string {
   return MESSAGES[lang][key] ?? en[key]
 }
 
-/** `count` with its noun in the language's plural form: `1 term`, `2 terms`, `용어 2개`. */
+const numberFormats = new Map<Lang, Intl.NumberFormat>()
+
+/** A quantity as the language writes it, its digits grouped by thousands: `12,000` (English and Korean alike). */
+export function formatNumber(lang: Lang, n: number): string {
+  let format = numberFormats.get(lang)
+  if (!format) numberFormats.set(lang, (format = new Intl.NumberFormat(lang)))
+  return format.format(n)
+}
+
+/** `count` with its noun in the language's plural form: `1 term`, `2 terms`, `12,000 terms`, `용어 2개`. */
 export function translateCount(lang: Lang, base: CountKey, count: number): string {
   const category = new Intl.PluralRules(lang).select(count)
   const forms = MESSAGES[lang]
   // The language's own `.other` before English: a missing form of a language must not fall back to English.
   const template =
     forms[`${base}.${category}` as MessageKey] ?? forms[`${base}.other` as MessageKey] ?? en[`${base}.other`]
-  return template.replace(/\{count\}/g, String(count))
+  return template.replace(/\{count\}/g, formatNumber(lang, count))
 }
 
 /** Fills `{name}` placeholders of a label; a placeholder with no value stays as written. */

@@ -3,7 +3,7 @@ import { Form, Link, useActionData, useLoaderData, useNavigation, useRevalidator
 import { useEffect, useRef } from 'react'
 import { pageTitle } from '#app/lib/page-title.ts'
 import { FormError, IntentButton } from '#app/components/forms.tsx'
-import { formatDate, termHref, useCount } from '#app/components/terms/ui.tsx'
+import { formatDate, termHref, useCount, useNumber } from '#app/components/terms/ui.tsx'
 import { fill, type MessageKey } from '#app/lib/i18n.ts'
 import { formAction, invalidForm } from '#app/pages/forms.server.ts'
 import { requireUser, requireUserAction } from '#app/pages/session.server.ts'
@@ -96,6 +96,7 @@ function sourceHref(row: FailedIndexRow): string | null {
 export default function AdminSearchIndexPage() {
   const t = useT()
   const count = useCount()
+  const number = useNumber()
   const data = useLoaderData<typeof loader>()
   const { failed, of } = data
   const answer = useActionData<typeof action>()
@@ -144,14 +145,14 @@ export default function AdminSearchIndexPage() {
         </p>
       ) : health.problems.includes('queue_behind') ? (
         <p className="notice warning" data-testid="index-behind">
-          {fill(t('searchIndex.behind'), { n: health.oldestDueSeconds ?? 0 })}
+          {fill(t('searchIndex.behind'), { n: number(health.oldestDueSeconds ?? 0) })}
         </p>
       ) : null}
       {health.run ? (
         <p role="status" className="notice" data-testid="index-run">
           {fill(t('searchIndex.run'), {
-            done: health.run.sourcesDone,
-            total: health.run.sourcesTotal,
+            done: number(health.run.sourcesDone),
+            total: number(health.run.sourcesTotal),
             phase: t(`searchIndex.phase.${health.run.phase}`),
           })}
           {health.run.secondsLeft === null ? null : (
@@ -159,7 +160,9 @@ export default function AdminSearchIndexPage() {
               {' '}
               {health.run.secondsLeft < 90
                 ? t('searchIndex.runLeftMinute')
-                : fill(t('searchIndex.runLeft'), { minutes: Math.round(health.run.secondsLeft / 60) })}
+                : fill(t('searchIndex.runLeft'), {
+                    minutes: number(Math.round(health.run.secondsLeft / 60)),
+                  })}
             </span>
           )}
         </p>
@@ -190,7 +193,13 @@ export default function AdminSearchIndexPage() {
           aria-label={t('searchIndex.progress')}
         />{' '}
         <span data-testid="index-progress-text" data-left={left}>
-          {left === 0 ? t('searchIndex.upToDate') : fill(t('searchIndex.left'), { done, total, left })}
+          {left === 0
+            ? t('searchIndex.upToDate')
+            : fill(t('searchIndex.left'), {
+                done: number(done),
+                total: number(total),
+                left: number(left),
+              })}
         </span>
       </p>
       {left > 0 ? (
@@ -206,7 +215,7 @@ export default function AdminSearchIndexPage() {
           <tr>
             <th>{t('searchIndex.indexedTerms')}</th>
             <td data-count="indexedTerms">
-              {stats.indexedTerms} / {stats.totalTerms}
+              {number(stats.indexedTerms)} / {number(stats.totalTerms)}
             </td>
           </tr>
           <tr>
@@ -218,13 +227,13 @@ export default function AdminSearchIndexPage() {
             <td data-count="oldestDue">
               {health.oldestDueSeconds === null
                 ? t('searchIndex.none')
-                : fill(t('searchIndex.seconds'), { n: health.oldestDueSeconds })}
+                : fill(t('searchIndex.seconds'), { n: number(health.oldestDueSeconds) })}
             </td>
           </tr>
           {(['queued', 'processing', 'ready', 'failed'] as const).map((state) => (
             <tr key={state}>
               <th>{t(`searchIndex.state.${state}` as MessageKey)}</th>
-              <td data-count={state}>{stats[state]}</td>
+              <td data-count={state}>{number(stats[state])}</td>
             </tr>
           ))}
         </tbody>
@@ -249,11 +258,11 @@ export default function AdminSearchIndexPage() {
       ) : null}
       {result && 'retry' in result ? (
         <p role="status" className="notice" data-testid="index-action-result">
-          {fill(t('searchIndex.retried'), { n: result.retry.requeued })}
+          {fill(t('searchIndex.retried'), { n: number(result.retry.requeued) })}
         </p>
       ) : null}
 
-      <h2>{fill(t('searchIndex.failed'), { n: failed.total })}</h2>
+      <h2>{fill(t('searchIndex.failed'), { n: number(failed.total) })}</h2>
       {failed.total === 0 ? (
         <p className="muted">{t('searchIndex.noFailed')}</p>
       ) : (
@@ -263,7 +272,10 @@ export default function AdminSearchIndexPage() {
           </IntentButton>
           {failed.total > failed.items.length ? (
             <p className="muted small">
-              {fill(t('searchIndex.failedShown'), { n: failed.items.length, total: failed.total })}
+              {fill(t('searchIndex.failedShown'), {
+                n: number(failed.items.length),
+                total: number(failed.total),
+              })}
             </p>
           ) : null}
           <table data-testid="failed-rows">

@@ -14,7 +14,7 @@ import {
   SaveSettings,
   type HeaderRow,
 } from '#app/components/provider-fields.tsx'
-import { useCount } from '#app/components/terms/ui.tsx'
+import { useCount, useNumber } from '#app/components/terms/ui.tsx'
 import { fill, type MessageKey } from '#app/lib/i18n.ts'
 import {
   formAction,
@@ -257,6 +257,7 @@ const RERANKER_FIELDS = [
 export default function AdminSearchSettingsPage() {
   const t = useT()
   const count = useCount()
+  const number = useNumber()
   const { config } = useLoaderData<typeof loader>()
   const result = useActionData<typeof action>()
   const busy = useNavigation().state !== 'idle'
@@ -299,7 +300,7 @@ export default function AdminSearchSettingsPage() {
       <p data-testid="search-state">
         {t(config.enabled ? 'searchSettings.stateOn' : 'searchSettings.stateOff')} ·{' '}
         {fill(t('searchSettings.indexed'), {
-          indexed: config.indexedTerms,
+          indexed: number(config.indexedTerms),
           terms: count('count.term', config.totalTerms),
         })}{' '}
         · <Link to="/admin/search-index">{t('nav.searchIndex')}</Link>

@@ -18,9 +18,9 @@ import { pageTitle } from '#app/lib/page-title.ts'
 import { ClassificationImportHint } from '#app/components/classification-hint.tsx'
 import { useDataTable } from '#app/components/data-table.tsx'
 import { errorProps, fieldError, FieldError, FormError } from '#app/components/forms.tsx'
-import { formatDate, termHref, useCount } from '#app/components/terms/ui.tsx'
+import { formatDate, termHref, useCount, useNumber } from '#app/components/terms/ui.tsx'
 import { redirectWithFlash } from '#app/lib/flash.server.ts'
-import { fill, translateCount, type MessageKey } from '#app/lib/i18n.ts'
+import { fill, formatNumber, translateCount, type MessageKey } from '#app/lib/i18n.ts'
 import { readNdjson } from '#app/lib/ndjson.ts'
 import { readImportForm } from '#app/pages/import.server.ts'
 import { formAction, orErrorPage } from '#app/pages/forms.server.ts'
@@ -70,9 +70,9 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
         message: 'flash.imported',
         values: {
           rows: translateCount(pageLang(), 'count.row', job.total),
-          created: `${job.created}`,
-          updated: `${job.updated}`,
-          unchanged: `${job.unchanged}`,
+          created: formatNumber(pageLang(), job.created),
+          updated: formatNumber(pageLang(), job.updated),
+          unchanged: formatNumber(pageLang(), job.unchanged),
         },
       },
       context,
@@ -105,6 +105,7 @@ const SHOWN_ROWS = 300
 function ReportTable({ rows, dryRun }: { rows: ReportRow[]; dryRun: boolean }) {
   const t = useT()
   const count = useCount()
+  const number = useNumber()
   const errors = rows.filter((r) => r.action === 'error')
   const shown = [...errors, ...rows.filter((r) => r.action !== 'error')].slice(
     0,
@@ -155,7 +156,10 @@ function ReportTable({ rows, dryRun }: { rows: ReportRow[]; dryRun: boolean }) {
       </table>
       {shown.length < rows.length ? (
         <p className="muted small">
-          {fill(t('import.moreRows'), { shown: shown.length, rows: count('count.row', rows.length) })}
+          {fill(t('import.moreRows'), {
+            shown: number(shown.length),
+            rows: count('count.row', rows.length),
+          })}
         </p>
       ) : null}
     </>
@@ -186,9 +190,16 @@ function Counts({
 }) {
   const t = useT()
   const count = useCount()
+  const number = useNumber()
   return (
     <p className="summary" role="status">
-      {fill(t('import.counts'), { ...counts, rows: count('count.row', counts.total) })}
+      {fill(t('import.counts'), {
+        rows: count('count.row', counts.total),
+        created: number(counts.created),
+        updated: number(counts.updated),
+        unchanged: number(counts.unchanged),
+        errors: number(counts.errors),
+      })}
     </p>
   )
 }
@@ -203,6 +214,7 @@ const POLL_MS = 700
 function JobProgress({ initial, streamed = false }: { initial: ImportJob; streamed?: boolean }) {
   const t = useT()
   const count = useCount()
+  const number = useNumber()
   const poll = useFetcher<{ job: ImportJob }>()
   const job = streamed ? initial : (poll.data?.job ?? initial)
   const running = job.status === 'running'
@@ -230,7 +242,10 @@ function JobProgress({ initial, streamed = false }: { initial: ImportJob; stream
       </p>
       <progress max={Math.max(1, job.total)} value={job.processed} aria-label={t('import.progress')} />{' '}
       <span>
-        {fill(t('import.processed'), { processed: job.processed, rows: count('count.row', job.total) })}
+        {fill(t('import.processed'), {
+          processed: number(job.processed),
+          rows: count('count.row', job.total),
+        })}
       </span>
       {running ? (
         <noscript>
@@ -310,6 +325,7 @@ function useStreamedApply(shownJobId: string | undefined) {
 function RecentJobs({ jobs }: { jobs: ImportJobSummary[] }) {
   const t = useT()
   const count = useCount()
+  const number = useNumber()
   const table = useDataTable(
     { started: 'import.started', by: 'import.by', status: 'import.status', rows: 'import.rows' },
     { testId: 'recent-imports' },
@@ -329,13 +345,16 @@ function RecentJobs({ jobs }: { jobs: ImportJobSummary[] }) {
               <td {...table.cell('status')}>{t(`import.job.${j.status}` as MessageKey)}</td>
               <td {...table.cell('rows')} className="small">
                 {j.status === 'running'
-                  ? fill(t('import.processed'), { processed: j.processed, rows: count('count.row', j.total) })
+                  ? fill(t('import.processed'), {
+                      processed: number(j.processed),
+                      rows: count('count.row', j.total),
+                    })
                   : fill(t('import.counts'), {
                       rows: count('count.row', j.total),
-                      created: j.created,
-                      updated: j.updated,
-                      unchanged: j.unchanged,
-                      errors: j.errors,
+                      created: number(j.created),
+                      updated: number(j.updated),
+                      unchanged: number(j.unchanged),
+                      errors: number(j.errors),
                     })}
               </td>
             </tr>
@@ -349,6 +368,7 @@ function RecentJobs({ jobs }: { jobs: ImportJobSummary[] }) {
 export default function ImportPage() {
   const t = useT()
   const count = useCount()
+  const number = useNumber()
   const { job, recent, maxBytes, maxRows } = useLoaderData<typeof loader>()
   const result = useActionData<typeof action>()
   const streamedApply = useStreamedApply(job?.id)
@@ -360,7 +380,7 @@ export default function ImportPage() {
     <section>
       <h1>{t('import.title')}</h1>
       <p className="muted">
-        {fill(t('import.intro'), { rows: maxRows, mb: Math.floor(maxBytes / 1024 / 1024) })}{' '}
+        {fill(t('import.intro'), { rows: number(maxRows), mb: Math.floor(maxBytes / 1024 / 1024) })}{' '}
         <a href="/api/v1/import/template.csv" download>
           {t('import.template')}
         </a>

@@ -371,10 +371,10 @@ describe('glossary pages in Chromium', () => {
       })
       expect(midway.length, `progress states seen: ${seen.join(' ')}`).toBeGreaterThan(0)
       expect(
-        await bulk.getByText('2000 rows: 2000 new, 0 updated, 0 unchanged, 0 with errors.').count(),
+        await bulk.getByText('2,000 rows: 2,000 new, 0 updated, 0 unchanged, 0 with errors.').count(),
       ).toBe(1)
       expect(await bulk.locator('progress').getAttribute('value')).toBe('2000')
-      await page.getByText('Imported 2000 rows: 2000 new, 0 updated, 0 unchanged.').waitFor()
+      await page.getByText('Imported 2,000 rows: 2,000 new, 0 updated, 0 unchanged.').waitFor()
       // A job opened by its address polls the job resource route (the fetcher's request).
       const jobId = new URL(page.url()).searchParams.get('job')!
       const polled = await page.evaluate(async (id) => {

@@ -1,5 +1,5 @@
 import { useRouteLoaderData } from '@remix-run/react'
-import { translateCount, type CountKey, type MessageKey } from '#app/lib/i18n.ts'
+import { formatNumber, translateCount, type CountKey, type MessageKey } from '#app/lib/i18n.ts'
 import type { loader as rootLoader } from '#app/root.tsx'
 import { useT } from '#app/root.tsx'
 
@@ -16,6 +16,12 @@ export function useLang(): Lang {
 export function useCount(): (base: CountKey, count: number) => string {
   const lang = useLang()
   return (base, count) => translateCount(lang, base, count)
+}
+
+/** A quantity in the page's language, its digits grouped by thousands (`12,000`). */
+export function useNumber(): (n: number) => string {
+  const lang = useLang()
+  return (n) => formatNumber(lang, n)
 }
 
 /** A time as `YYYY-MM-DD HH:MM` (UTC), the same on server and browser. */

@@ -169,4 +169,18 @@ describe('/import dry run', () => {
     expect(korean).toContain('1행: 새 용어 1, 수정 0, 변경 없음 0, 오류 0.')
     expect(korean).toContain('1행 가져오기')
   })
+
+  it('groups the digits of large numbers by thousands, in English and Korean', async () => {
+    const rows = Array.from({ length: 1200 }, (_, i) => `grouped-${i},Grouped term ${i}`)
+    const content = ['slug,name', ...rows].join('\n')
+    const english = textOf(
+      (await pages.post('/import', { content, format: 'csv', intent: 'dry-run' }, en)).html,
+    )
+    expect(english).toContain('1,200 rows: 1,200 new, 0 updated, 0 unchanged, 0 with errors.')
+    expect(english).toContain('at most 10,000 rows')
+    const korean = textOf(
+      (await pages.post('/import', { content, format: 'csv', intent: 'dry-run' }, ko)).html,
+    )
+    expect(korean).toContain('1,200행: 새 용어 1,200, 수정 0, 변경 없음 0, 오류 0.')
+  })
 })
