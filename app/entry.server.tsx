@@ -9,7 +9,11 @@ import { NonceProvider } from './components/nonce.tsx'
 /** The process entry points, reached by the CLI through the server build (see bin/glossary.js). */
 export * as runtime from './server/runtime.server.ts'
 
-const ABORT_DELAY = 5_000
+/**
+ * How long a page's render may wait for what it still streams before React gives up on it. An object so a test
+ * can shorten it.
+ */
+export const RENDER = { abortDelayMs: 5_000 }
 
 export default async function handleRequest(
   request: Request,
@@ -24,19 +28,36 @@ export default async function handleRequest(
   // NUL bytes when a multi-byte character does not fit at its end (it writes the whole view, not the part it
   // filled), so a Korean page came out with "\0" inside words, shown as U+FFFD. The web-stream renderer copies
   // encoded bytes into its chunks and never pads (tests/e2e/phone-tables.e2e.test.ts reads the bytes).
-  const body = await renderToReadableStream(
-    <NonceProvider value={nonce}>
-      <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY} nonce={nonce} />
-    </NonceProvider>,
-    {
-      nonce,
-      signal: AbortSignal.timeout(ABORT_DELAY),
-      onError(error: unknown) {
-        responseStatusCode = 500
-        if (shellRendered) log().error({ err: error }, 'render error')
+  // The render is abandoned after the delay only while it is under way: aborting a finished render made React
+  // close the stream it had already closed, a TypeError logged as "render error" five seconds after every page.
+  const abort = new AbortController()
+  const timer = setTimeout(() => abort.abort(), RENDER.abortDelayMs)
+  const stopTimer = () => clearTimeout(timer)
+  let body: Awaited<ReturnType<typeof renderToReadableStream>>
+  try {
+    body = await renderToReadableStream(
+      <NonceProvider value={nonce}>
+        <RemixServer
+          context={remixContext}
+          url={request.url}
+          abortDelay={RENDER.abortDelayMs}
+          nonce={nonce}
+        />
+      </NonceProvider>,
+      {
+        nonce,
+        signal: abort.signal,
+        onError(error: unknown) {
+          responseStatusCode = 500
+          if (shellRendered) log().error({ err: error }, 'render error')
+        },
       },
-    },
-  )
+    )
+  } catch (error) {
+    stopTimer()
+    throw error
+  }
+  body.allReady.then(stopTimer, stopTimer)
   shellRendered = true
   // Crawlers get the whole page at once; browsers get it as it is rendered.
   if (isbot(request.headers.get('user-agent') ?? '')) await body.allReady
