@@ -6,6 +6,7 @@ import { vectorParam } from '#db/binary-copy.ts'
 import { em, getDb } from '#db/orm.ts'
 import { vectorLiteral } from '#db/sql.ts'
 import { createTerm } from '#tests/factories.ts'
+import { beforeStatements, isKnnStatement, wrappingTransactions } from '#tests/statement-hooks.ts'
 import { closeTestDb, openTestDb } from '#tests/setup/db.ts'
 
 /**
@@ -34,33 +35,12 @@ async function efConstruction(index: string): Promise<string | undefined> {
 
 /** `manager` whose KNN statements first read the `hnsw.ef_search` their transaction set. */
 function readingBreadth(manager: EntityManager, seen: string[]): EntityManager {
-  const wrap = (tx: EntityManager): EntityManager =>
-    new Proxy(tx, {
-      get(target, property) {
-        if (property === 'execute') {
-          return async (sql: string, params?: unknown[], method?: 'all' | 'get' | 'run') => {
-            if (/<=>[\s\S]*order by distance/.test(sql)) {
-              const [row] = await target.execute<{ ef: string }[]>(
-                `select current_setting('hnsw.ef_search') as ef`,
-              )
-              seen.push(row!.ef)
-            }
-            return target.execute(sql, params, method)
-          }
-        }
-        const value = Reflect.get(target, property, target) as unknown
-        return typeof value === 'function' ? value.bind(target) : value
-      },
-    })
-  return new Proxy(manager, {
-    get(target, property) {
-      if (property === 'transactional') {
-        return <T>(work: (tx: EntityManager) => Promise<T>) => target.transactional((tx) => work(wrap(tx)))
-      }
-      const value = Reflect.get(target, property, target) as unknown
-      return typeof value === 'function' ? value.bind(target) : value
-    },
-  })
+  return wrappingTransactions(manager, (tx) =>
+    beforeStatements(tx, isKnnStatement, async (target) => {
+      const [row] = await target.execute<{ ef: string }[]>(`select current_setting('hnsw.ef_search') as ef`)
+      seen.push(row!.ef)
+    }),
+  )
 }
 
 let termId: string

@@ -11,6 +11,7 @@ import {
 } from '#app/services/search/store.server.ts'
 import { em } from '#db/orm.ts'
 import { createTerm } from '#tests/factories.ts'
+import { beforeStatements, isKnnStatement, wrappingTransactions } from '#tests/statement-hooks.ts'
 import { closeTestDb, openTestDb } from '#tests/setup/db.ts'
 
 /**
@@ -47,24 +48,13 @@ interface ExplainedPlan {
 
 /** `tx` answering as itself, except that a KNN statement (one ordering by `<=>`) is first explained. */
 function explainingTx(tx: EntityManager, observed: Observed[]): EntityManager {
-  return new Proxy(tx, {
-    get(target, property) {
-      if (property === 'execute') {
-        return async (sql: string, params?: unknown[], method?: 'all' | 'get' | 'run') => {
-          if (/<=>[\s\S]*order by distance/.test(sql)) {
-            const [{ jit }] = await target.execute<{ jit: string }[]>('show jit')
-            const [row] = await target.execute<{ 'QUERY PLAN': ExplainedPlan[] }[]>(
-              `explain (format json) ${sql}`,
-              params,
-            )
-            observed.push({ sql, jit, plan: row!['QUERY PLAN'][0]! })
-          }
-          return target.execute(sql, params, method)
-        }
-      }
-      const value = Reflect.get(target, property, target) as unknown
-      return typeof value === 'function' ? value.bind(target) : value
-    },
+  return beforeStatements(tx, isKnnStatement, async (target, sql, params) => {
+    const [{ jit }] = await target.execute<{ jit: string }[]>('show jit')
+    const [row] = await target.execute<{ 'QUERY PLAN': ExplainedPlan[] }[]>(
+      `explain (format json) ${sql}`,
+      params,
+    )
+    observed.push({ sql, jit, plan: row!['QUERY PLAN'][0]! })
   })
 }
 
@@ -77,35 +67,21 @@ interface Rounds {
 
 /** `tx` counting its `set_config` statements into `rounds`. */
 function countingTx(tx: EntityManager, rounds: Rounds): EntityManager {
-  return new Proxy(tx, {
-    get(target, property) {
-      if (property === 'execute') {
-        return (sql: string, params?: unknown[], method?: 'all' | 'get' | 'run') => {
-          if (/set_config\(/.test(sql)) rounds.settings++
-          return target.execute(sql, params, method)
-        }
-      }
-      const value = Reflect.get(target, property, target) as unknown
-      return typeof value === 'function' ? value.bind(target) : value
+  return beforeStatements(
+    tx,
+    (sql) => /set_config\(/.test(sql),
+    () => {
+      rounds.settings++
     },
-  })
+  )
 }
 
 /** `manager` whose transactions hand their callback an explaining transaction (counted into `rounds`). */
 function explaining(manager: EntityManager, observed: Observed[], rounds?: Rounds): EntityManager {
-  return new Proxy(manager, {
-    get(target, property) {
-      if (property === 'transactional') {
-        return <T>(work: (tx: EntityManager) => Promise<T>) =>
-          target.transactional((tx) => {
-            if (!rounds) return work(explainingTx(tx, observed))
-            rounds.transactions++
-            return work(explainingTx(countingTx(tx, rounds), observed))
-          })
-      }
-      const value = Reflect.get(target, property, target) as unknown
-      return typeof value === 'function' ? value.bind(target) : value
-    },
+  return wrappingTransactions(manager, (tx) => {
+    if (!rounds) return explainingTx(tx, observed)
+    rounds.transactions++
+    return explainingTx(countingTx(tx, rounds), observed)
   })
 }
 
