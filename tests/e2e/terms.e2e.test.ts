@@ -19,25 +19,27 @@ const navLink = (page: Page, name: string) =>
 /**
  * Follows a link of the site's navigation, opening its menu (Content, Admin) first when it sits in one. The
  * header closes its menus when the location changes (site-header.tsx), so a menu opened just as the previous
- * action's navigation lands is closed again (seen once in CI: the link never became visible): it is opened
- * until the link shows.
+ * action's navigation lands is closed again (seen in CI): it is opened and clicked until the click lands.
  */
 async function clickNav(page: Page, name: string) {
   const entry = page.locator('a', { hasText: new RegExp(`^${name}$`) })
   const link = page.locator('nav.site-nav').locator(entry)
   const menu = page.locator('nav.site-nav details', { has: entry })
-  if (await menu.count()) {
-    await expect
-      .poll(
-        async () => {
-          if (!(await link.isVisible())) await menu.locator('summary').click()
-          return link.isVisible()
-        },
-        { timeout: 10_000 },
-      )
-      .toBe(true)
-  }
-  await link.click()
+  if (!(await menu.count())) return link.click()
+  // The menu can close again between opening it and clicking (seen in CI: a 30 s wait on a hidden link), so the
+  // click is part of what is retried.
+  await expect
+    .poll(
+      async () => {
+        if (!(await link.isVisible())) await menu.locator('summary').click()
+        return link.click({ timeout: 1_000 }).then(
+          () => true,
+          () => false,
+        )
+      },
+      { timeout: 15_000 },
+    )
+    .toBe(true)
 }
 
 /** Whether the site's navigation has an entry for `href` (shown or in a closed menu). */
