@@ -1,5 +1,7 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { boundedJson, boundedStream, OutboundError } from './outbound.server.ts'
 
@@ -24,6 +26,16 @@ beforeAll(async () => {
       return pump()
     }
     if (req.url === '/slow') return setTimeout(() => res.end('{}'), 2000)
+    if (req.url === '/trickle') {
+      // Answers at once, then a byte every 50 ms for 2 s: only the total limit can stop it.
+      res.writeHead(200, { 'content-type': 'text/event-stream' })
+      let sent = 0
+      const drip = setInterval(() => {
+        if (++sent > 40 || res.destroyed) return void (clearInterval(drip), res.end())
+        res.write('.')
+      }, 50)
+      return
+    }
     res.writeHead(200, { 'content-type': 'application/json' })
     res.end('{"ok":true}')
   })
@@ -99,5 +111,29 @@ describe('boundedStream', () => {
     const error = await boundedStream(`${base}/slow`, { ...stream, timeoutMs: 5000 }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(OutboundError)
     expect((error as OutboundError).kind).toBe('timeout')
+  })
+
+  it('gives up when the body does not end within the total limit, even after a garbage collection', async () => {
+    // AbortSignal.timeout is held weakly by Node; reachable only through AbortSignal.any, it was collected
+    // mid-stream and never fired (nodejs/node#57736), so the stream ran to its end. Collect while reading.
+    setFlagsFromString('--expose-gc')
+    const gc = runInNewContext('gc') as () => void
+    const answer = await boundedStream(`${base}/trickle`, {
+      ...stream,
+      firstByteTimeoutMs: 1000,
+      timeoutMs: 400,
+    })
+    const reading = (async () => {
+      let bytes = 0
+      for await (const chunk of answer.body) {
+        bytes += chunk.byteLength
+        gc()
+      }
+      return bytes
+    })()
+    const error = await reading.catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(OutboundError)
+    expect((error as OutboundError).kind).toBe('timeout')
+    expect((error as OutboundError).message).toContain('did not end within 400 ms')
   })
 })

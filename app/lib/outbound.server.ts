@@ -45,6 +45,19 @@ export function checkOutboundUrl(value: string | URL): URL {
   return url
 }
 
+/**
+ * An abort signal that fires after `ms`, held by its own timer until `clear()`. Not `AbortSignal.timeout`:
+ * Node holds that signal only weakly, and one that is reachable only through `AbortSignal.any` can be
+ * garbage-collected before it fires (nodejs/node#57736), so a streamed answer outlived its time limit.
+ */
+function deadline(ms: number): { signal: AbortSignal; clear: () => void } {
+  const controller = new AbortController()
+  const timer = setTimeout(() => controller.abort(), ms)
+  // The exchange itself keeps the process alive while it runs; a pending deadline alone must not.
+  timer.unref()
+  return { signal: controller.signal, clear: () => clearTimeout(timer) }
+}
+
 /** `fetch` with the limits above. Network failures and limit breaches throw `OutboundError`. */
 export async function boundedFetch(
   input: string | URL,
@@ -52,8 +65,8 @@ export async function boundedFetch(
   limits: Partial<OutboundLimits> = {},
 ): Promise<Response> {
   const { timeoutMs, maxBytes, maxRedirects } = { ...OUTBOUND_LIMITS, ...limits }
-  const timeout = AbortSignal.timeout(timeoutMs)
-  const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout
+  const timeout = deadline(timeoutMs)
+  const signal = init.signal ? AbortSignal.any([init.signal, timeout.signal]) : timeout.signal
   let url = checkOutboundUrl(input)
   const scheme = url.protocol
   try {
@@ -85,8 +98,10 @@ export async function boundedFetch(
     }
   } catch (error) {
     if (error instanceof OutboundError) throw error
-    if (timeout.aborted) throw new OutboundError('timeout', `No answer within ${timeoutMs} ms.`)
+    if (timeout.signal.aborted) throw new OutboundError('timeout', `No answer within ${timeoutMs} ms.`)
     throw new OutboundError('network', 'The server could not be reached.')
+  } finally {
+    timeout.clear()
   }
 }
 
@@ -202,10 +217,11 @@ export interface StreamAnswer {
  */
 export async function boundedStream(url: string, request: StreamRequest): Promise<StreamAnswer> {
   const target = checkOutboundUrl(url)
-  const total = AbortSignal.timeout(request.timeoutMs)
-  const firstByte = new AbortController()
-  const firstByteTimer = setTimeout(() => firstByte.abort(), request.firstByteTimeoutMs)
-  const signal = AbortSignal.any([total, firstByte.signal])
+  // The total limit runs until the body is read to its end, cancelled or broken off (`done` below).
+  const total = deadline(request.timeoutMs)
+  const firstByte = deadline(request.firstByteTimeoutMs)
+  const signal = AbortSignal.any([total.signal, firstByte.signal])
+  const done = () => total.clear()
   const timedOut = () =>
     new OutboundError(
       'timeout',
@@ -226,11 +242,13 @@ export async function boundedStream(url: string, request: StreamRequest): Promis
       signal,
     })
   } catch {
+    done()
     throw signal.aborted ? timedOut() : new OutboundError('network', 'The server could not be reached.')
   } finally {
-    clearTimeout(firstByteTimer)
+    firstByte.clear()
   }
   const cancel = async () => {
+    done()
     await response.body?.cancel().catch(() => undefined)
   }
   if (response.status >= 300 && response.status < 400) {
@@ -269,6 +287,7 @@ export async function boundedStream(url: string, request: StreamRequest): Promis
       // A caller that stops early, a breach or a cut: close the connection rather than drain it.
       if (!finished) await reader.cancel().catch(() => undefined)
       reader.releaseLock()
+      done()
     }
   }
   return {
