@@ -26,6 +26,27 @@ beforeAll(async () => {
       return pump()
     }
     if (req.url === '/slow') return setTimeout(() => res.end('{}'), 2000)
+    if (req.url === '/echo') {
+      let raw = ''
+      req.on('data', (c: Buffer) => (raw += c.toString()))
+      req.on('end', () => {
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '7' })
+        res.end(
+          JSON.stringify({
+            body: JSON.parse(raw),
+            tenant: req.headers['x-tenant'],
+            port: req.socket.remotePort,
+          }),
+        )
+      })
+      return
+    }
+    if (req.url === '/text') return res.end('not json')
+    if (req.url === '/cut') {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' })
+      res.write('{"partial":')
+      return setTimeout(() => res.destroy(), 20)
+    }
     if (req.url === '/trickle') {
       // Answers at once, then a byte every 50 ms for 2 s: only the total limit can stop it.
       res.writeHead(200, { 'content-type': 'text/event-stream' })
@@ -73,6 +94,48 @@ describe('boundedJson', () => {
     const error = await boundedJson(`${base}/slow`, request).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(OutboundError)
     expect((error as OutboundError).kind).toBe('timeout')
+  })
+})
+
+describe('boundedJson over node:http', () => {
+  const post = {
+    ...request,
+    method: 'POST' as const,
+    headers: { 'X-Tenant': 't1' },
+    body: { input: ['ä', 'b'] },
+  }
+
+  it('sends the JSON body and headers, and answers the status, the JSON and Retry-After', async () => {
+    const answer = await boundedJson(`${base}/echo`, post)
+    expect(answer.status).toBe(429)
+    expect(answer.retryAfter).toBe(7)
+    expect(answer.json).toMatchObject({ body: { input: ['ä', 'b'] }, tenant: 't1' })
+  })
+
+  it('keeps the connection alive between calls', async () => {
+    const first = (await boundedJson(`${base}/echo`, post)).json as { port: number }
+    const second = (await boundedJson(`${base}/echo`, post)).json as { port: number }
+    expect(second.port).toBe(first.port)
+  })
+
+  it('answers a body that is not JSON as undefined', async () => {
+    expect(await boundedJson(`${base}/text`, request)).toEqual({
+      status: 200,
+      json: undefined,
+      retryAfter: undefined,
+    })
+  })
+
+  it('fails as the network when nothing listens, the connection is cut, or a header cannot be sent', async () => {
+    const closed = http.createServer()
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+    const port = (closed.address() as AddressInfo).port
+    await new Promise((resolve) => closed.close(resolve))
+    await expect(boundedJson(`http://127.0.0.1:${port}/`, request)).rejects.toMatchObject({ kind: 'network' })
+    await expect(boundedJson(`${base}/cut`, request)).rejects.toMatchObject({ kind: 'network' })
+    await expect(
+      boundedJson(`${base}/ok`, { ...request, headers: { 'x-bad': 'line\nbreak' } }),
+    ).rejects.toMatchObject({ kind: 'network' })
   })
 })
 

@@ -1,10 +1,14 @@
+import http from 'node:http'
+import https from 'node:https'
+
 /**
  * Every request to an address an administrator typed (AI providers, SSO discovery, token, userinfo and JWKS
  * requests) goes through `boundedFetch`: http and https only, a time limit on the whole exchange, a size limit
  * on the answer (read as a stream, so an endless body is cut off), and redirects followed by hand — at most
  * `maxRedirects`, never to another scheme, never for a request with a body. It answers a fully read
- * `Response`, so libraries can use it as their `fetch` (openid-client's `customFetch`, jose's JWKS fetch);
- * `boundedJson` is the JSON call the AI providers make on top of it.
+ * `Response`, so libraries can use it as their `fetch` (openid-client's `customFetch`, jose's JWKS fetch).
+ * `boundedJson` is the JSON call of the AI providers (the same rules, no redirect followed) and
+ * `boundedStream` their streamed chat answers.
  */
 
 export interface OutboundLimits {
@@ -151,29 +155,97 @@ export interface JsonAnswer {
   retryAfter: number | undefined
 }
 
-/** A JSON call that follows no redirect: the status, the parsed answer and `Retry-After`. */
+/**
+ * Kept-alive connections for `boundedJson`, one pool per scheme: a search embeds its query with one call, and a
+ * new connection per call would add a handshake (and, over https, a TLS one) to every search.
+ */
+const AGENTS = {
+  'http:': new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16 }),
+  'https:': new https.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16 }),
+}
+
+/**
+ * A JSON call that follows no redirect: the status, the parsed answer and `Retry-After`. Over `node:http(s)`
+ * rather than `fetch`: it is on the path of every search by meaning (the query's embedding), and undici's fetch
+ * cost the service ~0.5 ms of CPU a call more there (bench/rag-search.bench.ts, decision 016).
+ */
 export async function boundedJson(url: string, request: JsonRequest): Promise<JsonAnswer> {
-  const response = await boundedFetch(
-    url,
-    {
-      method: request.method,
-      headers: {
-        accept: 'application/json',
-        ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...request.headers,
-      },
-      body: request.body === undefined ? undefined : JSON.stringify(request.body),
-    },
-    { timeoutMs: request.timeoutMs, maxBytes: request.maxBytes, maxRedirects: 0 },
-  )
-  const text = await response.text()
-  let json: unknown
-  try {
-    json = text ? JSON.parse(text) : undefined
-  } catch {
-    json = undefined
+  const target = checkOutboundUrl(url)
+  const body = request.body === undefined ? undefined : Buffer.from(JSON.stringify(request.body))
+  const headers: Record<string, string> = {
+    accept: 'application/json',
+    ...(body === undefined
+      ? {}
+      : { 'content-type': 'application/json', 'content-length': String(body.length) }),
+    ...request.headers,
   }
-  return { status: response.status, json, retryAfter: retryAfterSeconds(response.headers.get('retry-after')) }
+  const client = target.protocol === 'https:' ? https : http
+  return new Promise<JsonAnswer>((resolve, reject) => {
+    let settled = false
+    const fail = (error: OutboundError) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      call.destroy()
+      reject(error)
+    }
+    const timer = setTimeout(
+      () => fail(new OutboundError('timeout', `No answer within ${request.timeoutMs} ms.`)),
+      request.timeoutMs,
+    )
+    let call: http.ClientRequest
+    try {
+      call = client.request(
+        target,
+        { method: request.method, headers, agent: AGENTS[target.protocol as keyof typeof AGENTS] },
+        (response) => {
+          const status = response.statusCode ?? 0
+          if (status >= 300 && status < 400) {
+            response.resume()
+            return fail(
+              new OutboundError('redirect', `The server answered with a redirect (HTTP ${status}).`),
+            )
+          }
+          const tooLarge = () =>
+            new OutboundError('too_large', `The answer is larger than ${request.maxBytes} bytes.`)
+          if (Number(response.headers['content-length'] ?? '0') > request.maxBytes) return fail(tooLarge())
+          const chunks: Buffer[] = []
+          let size = 0
+          response.on('data', (chunk: Buffer) => {
+            size += chunk.length
+            if (size > request.maxBytes) return fail(tooLarge())
+            chunks.push(chunk)
+          })
+          const cut = () =>
+            fail(new OutboundError('network', 'The connection was cut before the answer ended.'))
+          response.on('error', cut)
+          response.on('close', () => {
+            if (!response.complete) cut()
+          })
+          response.on('end', () => {
+            if (settled) return
+            settled = true
+            clearTimeout(timer)
+            const text = Buffer.concat(chunks, size).toString('utf8')
+            let json: unknown
+            try {
+              json = text ? JSON.parse(text) : undefined
+            } catch {
+              json = undefined
+            }
+            const retryAfter = response.headers['retry-after']
+            resolve({ status, json, retryAfter: retryAfterSeconds(retryAfter ?? null) })
+          })
+        },
+      )
+    } catch {
+      // An address or header node:http refuses (as fetch did): nothing was sent.
+      clearTimeout(timer)
+      return reject(new OutboundError('network', 'The server could not be reached.'))
+    }
+    call.on('error', () => fail(new OutboundError('network', 'The server could not be reached.')))
+    call.end(body)
+  })
 }
 
 /** `Retry-After` as seconds from now: delay-seconds, or an HTTP date (RFC 9110 §10.2.3); undefined otherwise. */
