@@ -37,7 +37,15 @@ import { parseConfig, setConfig } from '../app/lib/config.server.ts'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { createBenchPostgres, openBenchDatabase } from './bench-db.ts'
 import { loadTermChunks, startInstantProvider, textVector, vectorLiteral, vectorStream } from './rag-data.ts'
-import { benchEnv, benchParts, forMs, loadAverage, percentile, sampleTimes } from './support.ts'
+import {
+  benchEnv,
+  benchParts,
+  forMs,
+  loadAverage,
+  percentile,
+  postgresCpuSeconds,
+  sampleTimes,
+} from './support.ts'
 
 setConfig(parseConfig(benchEnv()))
 const CHUNKS = Number(process.env.CHUNKS ?? 100_000)
@@ -68,6 +76,7 @@ const { handleApiRequest } = await import('../app/api/handler.server.ts')
 const { createHttpApp } = await import('../app/server/http.server.ts')
 const { updateRagConfig } = await import('../app/services/search/rag-config.server.ts')
 const { hnswTuning, searchTermChunks } = await import('../app/services/search/store.server.ts')
+const { SettingsPool } = await import('../db/settings-pool.ts')
 const { hnswIndexSql } = await import('../app/services/search/reindex-store.server.ts')
 console.log(
   `${postgres ? `PostgreSQL (database ${postgres.name})` : 'embedded PGlite'}; cpus ${os.cpus().length}, load average at start ${load()}`,
@@ -139,11 +148,23 @@ function timeStatements() {
       pglite.query = query
     }
   } else {
+    // The ORM's connection and the search pool's (db/settings-pool.ts, the KNN statements).
     const connection = getDb().orm.em.getConnection()
     const execute = connection.execute.bind(connection)
     connection.execute = timed(execute as (sql: string, ...rest: unknown[]) => Promise<never>)
+    const poolQuery = SettingsPool.prototype.query
+    SettingsPool.prototype.query = function (
+      this: InstanceType<typeof SettingsPool>,
+      sql: string,
+      ...rest: unknown[]
+    ) {
+      return timed((text: string, ...more: unknown[]) =>
+        (poolQuery as (...args: unknown[]) => Promise<never>).call(this, text, ...more),
+      )(sql, ...rest)
+    } as typeof poolQuery
     stop = () => {
       connection.execute = execute
+      SettingsPool.prototype.query = poolQuery
     }
   }
   return {
@@ -327,6 +348,9 @@ if (run('search')) {
   )
   let client: { times: number[]; warmupTimes: number[]; answers: { items: { id: string }[] }[] }
   const statements = timeStatements()
+  const serviceCpu = process.cpuUsage()
+  const databaseCpu = postgres ? postgresCpuSeconds() : undefined
+  let cpuMs: { service: number; database: number | undefined }
   try {
     const { stdout } = await promisify(execFile)(
       process.execPath,
@@ -345,6 +369,12 @@ if (run('search')) {
     )
     client = JSON.parse(stdout) as typeof client
   } finally {
+    const used = process.cpuUsage(serviceCpu)
+    const databaseNow = databaseCpu === undefined ? undefined : postgresCpuSeconds()
+    cpuMs = {
+      service: (used.user + used.system) / 1000,
+      database: databaseNow === undefined ? undefined : (databaseNow - databaseCpu!) * 1000,
+    }
     statements.stop()
     fs.rmSync(bodyFile)
     await new Promise((resolve) => server.close(resolve))
@@ -360,6 +390,12 @@ if (run('search')) {
       `recall@10 ${(searchHit / (truth.size * 10)).toFixed(3)} (warm-up p50 ${percentile(client.warmupTimes, 50).toFixed(1)} ms; load ${load()})`,
   )
   const requests = WARMUP + queries.length
+  console.log(
+    `  CPU per request: this process ${(cpuMs.service / requests).toFixed(2)} ms (the service and the provider's answers)` +
+      (cpuMs.database === undefined
+        ? ''
+        : `, the PostgreSQL server's processes ${(cpuMs.database / requests).toFixed(2)} ms (when it runs on this machine)`),
+  )
   console.log('  database time per request, by statement (top 6):')
   for (const [sql, { ms, calls }] of statements.top(6)) {
     console.log(`    ${(ms / requests).toFixed(2)} ms (${calls} calls in ${requests} requests): ${sql}`)

@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import os from 'node:os'
 /** What the benchmarks share: a seeded random source (runs are comparable), percentiles, the environment. */
 export { prng } from '../tests/prng.ts'
@@ -106,4 +107,33 @@ export function loadAverage(): string {
     .loadavg()
     .map((x) => x.toFixed(1))
     .join(' / ')
+}
+
+/**
+ * CPU seconds used so far by the processes named `postgres` on this machine (the local PostgreSQL server's
+ * backends and helpers), from /proc; undefined where /proc is not readable. A steadier figure than latency on
+ * a busy two-core machine: what a request costs the database server, whoever waits for it.
+ */
+export function postgresCpuSeconds(): number | undefined {
+  const tick = 100 // USER_HZ on Linux
+  let total = 0
+  let entries: string[]
+  try {
+    entries = fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name))
+  } catch {
+    return undefined
+  }
+  for (const pid of entries) {
+    let stat: string
+    try {
+      stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+    } catch {
+      continue // gone since the listing
+    }
+    const close = stat.lastIndexOf(')')
+    if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') continue
+    const fields = stat.slice(close + 2).split(' ')
+    total += (Number(fields[11]) + Number(fields[12])) / tick // utime, stime (fields 14, 15 of stat)
+  }
+  return total
 }

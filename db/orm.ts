@@ -6,9 +6,11 @@ import { vector } from '@electric-sql/pglite/vector'
 import { MikroORM, type Options, type MigrationObject } from '@mikro-orm/core'
 import { Migrator } from '@mikro-orm/migrations'
 import type { EntityManager } from '@mikro-orm/postgresql'
+import type { PoolConfig } from 'pg'
 import { MIGRATIONS } from '../migrations/index.ts'
 import { BoundPGliteDriver, BoundPostgreSqlDriver } from './drivers.ts'
 import { ENTITIES } from './entities/index.ts'
+import { SettingsPool } from './settings-pool.ts'
 
 /**
  * The database: a native PostgreSQL when DATABASE_URL is set, otherwise embedded PGlite (Postgres 17 + pgvector
@@ -26,6 +28,8 @@ export interface Db {
   pglite: PGlite | undefined
   /** True when committed changes are observed (see `onCommittedChange`). */
   observesChanges: boolean
+  /** Pools of connections with session settings of their own, by name (`settingsPool`). */
+  settingsPools: Map<string, SettingsPool>
 }
 
 /**
@@ -191,7 +195,13 @@ export async function initDb(options: InitDbOptions = {}): Promise<Db> {
     if (pglite) {
       for (const channel of CHANGE_CHANNELS) await pglite.listen(channel, () => notifyChange(channel))
     }
-    current = { orm, em: orm.em as EntityManager, pglite, observesChanges: Boolean(pglite) }
+    current = {
+      orm,
+      em: orm.em as EntityManager,
+      pglite,
+      observesChanges: Boolean(pglite),
+      settingsPools: new Map(),
+    }
     return current
   })()
   try {
@@ -212,11 +222,40 @@ export function em(): EntityManager {
   return getDb().em.fork()
 }
 
+/** Connections of a settings pool at most, per process: searches beside the ORM's pool of 10. */
+const SETTINGS_POOL_MAX = 4
+/** A connection that searched keeps its mapped shared buffers warm (bench/rag-search.bench.ts `WARMUP`). */
+const SETTINGS_POOL_IDLE_MS = 10 * 60_000
+
+/**
+ * On PostgreSQL, the pool `name` of connections whose sessions start with `settings` (db/settings-pool.ts;
+ * `application_name` `glossary-<name>`), opened on first use with the ORM's connection options and closed with the database; a name keeps the
+ * settings it was first opened with. Undefined on the embedded engine: its one connection serves everything,
+ * so settings there are set per transaction.
+ */
+export function settingsPool(name: string, settings: Record<string, string>): SettingsPool | undefined {
+  const db = getDb()
+  if (db.pglite) return undefined
+  let pool = db.settingsPools.get(name)
+  if (!pool) {
+    pool = new SettingsPool({
+      applicationName: `glossary-${name}`,
+      connection: db.orm.em.getConnection().getConnectionOptions() as PoolConfig,
+      settings,
+      max: SETTINGS_POOL_MAX,
+      idleMs: SETTINGS_POOL_IDLE_MS,
+    })
+    db.settingsPools.set(name, pool)
+  }
+  return pool
+}
+
 /** Closes the ORM and the embedded engine cleanly, so a restarted PGlite needs no recovery. */
 export async function closeDb(): Promise<void> {
   const db = current
   current = undefined
   if (!db) return
+  await Promise.all([...db.settingsPools.values()].map((pool) => pool.close()))
   await db.orm.close(true)
   if (db.pglite && !db.pglite.closed) await db.pglite.close()
   // One process holds one database at a time, so every lock it holds goes with it.

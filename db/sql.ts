@@ -164,12 +164,6 @@ const LOST_CONNECTION_MESSAGE =
   /Connection terminated|Client has encountered a connection error|Connection ended unexpectedly/
 
 /**
- * Whether an error means the database connection was lost rather than that the statement was wrong: the
- * server ended it (`57P01` admin shutdown, e.g. `pg_terminate_backend` or a restart; `57P02` crash;
- * `57P03` starting up), a connection exception (SQLSTATE class `08`), or the socket failed. The pool drops
- * such a connection, so a read can simply run again on a fresh one.
- */
-/**
  * Whether a statement never ran because no connection came free in time (knex's acquire timeout, 60 s): on the
  * embedded engine, whose one connection a long transaction (a sync apply of thousands of items) holds until it
  * commits. The caller may ask again later; nothing of the request was done.
@@ -190,6 +184,12 @@ export function isDatabaseBusy(error: unknown): boolean {
  */
 export const LOST_CONNECTION_PAUSES_MS = [50, 250] as const
 
+/**
+ * Whether an error means the database connection was lost rather than that the statement was wrong: the
+ * server ended it (`57P01` admin shutdown, e.g. `pg_terminate_backend` or a restart; `57P02` crash;
+ * `57P03` starting up), a connection exception (SQLSTATE class `08`), or the socket failed. The pool drops
+ * such a connection, so a read can simply run again on a fresh one.
+ */
 export function isConnectionLost(error: unknown): boolean {
   for (let e: unknown = error; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
     const { code, message } = e as { code?: unknown; message?: unknown }

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
+import { SettingsPool } from '#db/settings-pool.ts'
 
 /**
  * Wrappers that let a test look inside the statements a service sends, without copying them: a hook runs in
@@ -47,4 +48,43 @@ export function wrappingTransactions(
       return typeof value === 'function' ? value.bind(target) : value
     },
   })
+}
+
+/** A statement run in the session of the one observed (`beforeKnnStatements`). */
+export type SessionRun = <T>(sql: string, params?: unknown[]) => Promise<T[]>
+
+/**
+ * Runs `before` just before each KNN statement (`isKnnStatement`) a search sends, in that statement's session:
+ * on PostgreSQL a connection of the search pool with the same settings (db/settings-pool.ts), on the embedded
+ * engine and inside a caller's transaction the search's own transaction. Search with the returned `manager`;
+ * `restore()` undoes it.
+ */
+export function beforeKnnStatements(
+  manager: EntityManager,
+  before: (run: SessionRun, sql: string, params: unknown[]) => Promise<void> | void,
+): { manager: EntityManager; restore: () => void } {
+  const query = SettingsPool.prototype.query
+  SettingsPool.prototype.query = async function <T>(
+    this: SettingsPool,
+    sql: string,
+    params: readonly unknown[],
+    session?: Record<string, string>,
+  ): Promise<T[]> {
+    if (isKnnStatement(sql)) {
+      const run: SessionRun = <R>(text: string, values: unknown[] = []) =>
+        query.call(this, text, values, session) as Promise<R[]>
+      await before(run, sql, [...params])
+    }
+    return query.call(this, sql, params, session) as Promise<T[]>
+  }
+  const observe = (tx: EntityManager) =>
+    beforeStatements(tx, isKnnStatement, (target, sql, params) =>
+      before(<T>(text: string, values?: unknown[]) => target.execute<T[]>(text, values), sql, params ?? []),
+    )
+  return {
+    manager: wrappingTransactions(manager, observe),
+    restore: () => {
+      SettingsPool.prototype.query = query
+    },
+  }
 }

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { VectorParam } from '#db/binary-copy.ts'
-import { getDb } from '#db/orm.ts'
+import { getDb, settingsPool } from '#db/orm.ts'
 import { countChanged, iso, parseJson, sqlState, uuidArray } from '#db/sql.ts'
 import type { EmbeddingProvider, RerankerProvider } from '#domain/rag.ts'
 import type { RagStats } from '#app/schemas/rag.ts'
@@ -343,16 +343,15 @@ type RowsOf<S extends readonly KnnSearch<object>[]> = {
  * fewer than `limit` and the index had more to give, it asks again for eight times as many candidates, up
  * to MAX_CANDIDATES. The query vector is sent (and parsed) once per statement.
  *
- * All of them run in one read transaction with the planner settings set once (and `hnsw.ef_search` again only
- * when a search needs another breadth): on the embedded engine every statement costs a round of its own, and
- * the chatbot's three searches of a question took twelve (issue 29).
+ * They run in one KNN session (`inKnnSession`): on PostgreSQL each statement is one round trip on a connection
+ * whose session has the planner settings; on the embedded engine all of them run in one read transaction with
+ * the settings set once.
  */
 export async function searchChunks<const S extends readonly KnnSearch<object>[]>(
   manager: EntityManager,
   searches: S,
 ): Promise<RowsOf<S>> {
-  return manager.transactional(async (tx) => {
-    let currentEf: number | undefined
+  return inKnnSession(manager, async (session) => {
     const results: object[][] = []
     for (const { kind, query, columns, outer } of searches) {
       const { table } = CHUNK_TABLES[kind]
@@ -365,14 +364,9 @@ export async function searchChunks<const S extends readonly KnnSearch<object>[]>
           MAX_EF_SEARCH,
           Math.max(query.efSearch ?? hnswTuning().efSearch, candidates),
         )
-        if (currentEf === undefined) await setKnnPlan(tx, efSearch)
-        else if (efSearch !== currentEf) {
-          await tx.execute(`select set_config('hnsw.ef_search', ?, true)`, [String(efSearch)])
-        }
-        currentEf = efSearch
         // One row at least, even when the filters keep none: the count of candidates the index gave says
         // whether asking for more could find any (an empty source answers in one statement, not five).
-        const rows = await tx.execute<(object & { candidates: string; distance: number | null })[]>(
+        const rows = await session.query<object & { candidates: string; distance: number | null }>(
           `with nn as materialized (
              select ${columns}, embedding <=> ?::vector as distance
                from ${table} where model = ? order by distance limit ?),
@@ -381,6 +375,7 @@ export async function searchChunks<const S extends readonly KnnSearch<object>[]>
              from (select count(*) as candidates from nn) given left join hits on true
             order by hits.distance`,
           [query.vector, query.space, candidates, ...outer.params, query.limit],
+          efSearch,
         )
         const hits = rows.filter((row) => row.distance !== null)
         const exhausted = Number(rows[0]?.candidates ?? 0) < candidates
@@ -395,25 +390,69 @@ export async function searchChunks<const S extends readonly KnnSearch<object>[]>
 }
 
 /**
- * The planner settings of a KNN transaction, in one statement (on the embedded engine each statement costs a
- * round of its own). The planner costs a scan of the chunk table cheaply (the vectors live in TOAST, which its
- * estimate ignores): at 100,000 chunks it preferred a sequential scan and sort (0.7 s) to the HNSW index, and
- * with sequential scans off, a bitmap scan of another index and a sort (0.8–1.7 s for the larger candidate
- * sets). Without those three the ordered HNSW scan is the plan (decision 016 "Speed"). The outer `order by`
- * still needs a sort, which `enable_sort = off` prices at 1e10: far past `jit_above_cost`, so PostgreSQL
- * compiled every search with LLVM (0.3–0.5 s, for a 13 ms index scan; issue 28). Hence JIT off here too (PGlite
- * has no JIT but accepts the setting).
+ * The planner settings of a KNN statement. The planner costs a scan of the chunk table cheaply (the vectors
+ * live in TOAST, which its estimate ignores): at 100,000 chunks it preferred a sequential scan and sort (0.7 s)
+ * to the HNSW index, and with sequential scans off, a bitmap scan of another index and a sort (0.8–1.7 s for
+ * the larger candidate sets). Without those three the ordered HNSW scan is the plan (decision 016 "Speed").
+ * The outer `order by` still needs a sort, which `enable_sort = off` prices at 1e10: far past
+ * `jit_above_cost`, so PostgreSQL compiled every search with LLVM (0.3–0.5 s, for a 13 ms index scan; issue
+ * 28). Hence JIT off too (PGlite has no JIT but accepts the setting). With pgvector 0.8+ the index is also
+ * scanned iteratively (`hnsw.iterative_scan`, added by `knnPlan`).
  */
-async function setKnnPlan(tx: EntityManager, efSearch: number): Promise<void> {
-  const iterative = (await hasIterativeScan(tx))
-    ? `, set_config('hnsw.iterative_scan', 'relaxed_order', true)`
-    : ''
-  await tx.execute(
-    `select set_config('hnsw.ef_search', ?, true), set_config('enable_seqscan', 'off', true),
-            set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true),
-            set_config('jit', 'off', true)${iterative}`,
-    [String(efSearch)],
-  )
+const KNN_PLAN: Readonly<Record<string, string>> = {
+  enable_seqscan: 'off',
+  enable_bitmapscan: 'off',
+  enable_sort: 'off',
+  jit: 'off',
+}
+
+/** Where a search's KNN statements run, each at the HNSW breadth it asks, with `KNN_PLAN`. */
+interface KnnSession {
+  query<T>(sql: string, params: unknown[], efSearch: number): Promise<T[]>
+}
+
+/**
+ * Runs `work` with a KNN session. On PostgreSQL: the search pool, whose connections start with the plan's
+ * settings (db/settings-pool.ts), so a search is one round trip with no transaction around it. On the embedded
+ * engine (one connection for everything) and inside a caller's transaction: a transaction of `manager` that sets
+ * them locally, once, and `hnsw.ef_search` again only when a statement needs another breadth.
+ */
+async function inKnnSession<T>(
+  manager: EntityManager,
+  work: (session: KnnSession) => Promise<T>,
+): Promise<T> {
+  const pool = manager.isInTransaction() ? undefined : settingsPool('search', await knnPlan(manager))
+  if (pool) {
+    return work({
+      query: (sql, params, efSearch) => pool.query(sql, params, { 'hnsw.ef_search': String(efSearch) }),
+    })
+  }
+  return manager.transactional(async (tx) => {
+    let currentEf: number | undefined
+    return work({
+      query: async <R>(sql: string, params: unknown[], efSearch: number) => {
+        if (currentEf !== efSearch) {
+          // The plan's settings with the first statement's breadth, in one statement (on the embedded engine
+          // each statement costs a round of its own: the chatbot's three searches took twelve, issue 29).
+          const settings = {
+            ...(currentEf === undefined ? await knnPlan(tx) : {}),
+            'hnsw.ef_search': String(efSearch),
+          }
+          const entries = Object.entries(settings)
+          await tx.execute(`select ${entries.map(() => 'set_config(?, ?, true)').join(', ')}`, entries.flat())
+          currentEf = efSearch
+        }
+        return tx.execute<R[]>(sql, params)
+      },
+    })
+  })
+}
+
+/** `KNN_PLAN` with the iterative index scan where this pgvector has it. */
+async function knnPlan(manager: EntityManager): Promise<Record<string, string>> {
+  return (await hasIterativeScan(manager))
+    ? { ...KNN_PLAN, 'hnsw.iterative_scan': 'relaxed_order' }
+    : KNN_PLAN
 }
 
 let iterativeScan: boolean | undefined
@@ -422,11 +461,11 @@ let iterativeScan: boolean | undefined
  * Whether this pgvector has iterative index scans (0.8+; PGlite ships 0.8). Older servers (the README allows
  * pgvector ≥ 0.5) reserve the `hnsw.` prefix and would refuse the setting; they search without it.
  */
-async function hasIterativeScan(tx: EntityManager): Promise<boolean> {
+async function hasIterativeScan(manager: EntityManager): Promise<boolean> {
   if (iterativeScan === undefined) {
     // pgvector's settings are listed once its library is loaded: a vector literal loads it.
-    await tx.execute(`select '[1]'::vector as v`)
-    const rows = await tx.execute<{ n: string }[]>(
+    await manager.execute(`select '[1]'::vector as v`)
+    const rows = await manager.execute<{ n: string }[]>(
       `select count(*) as n from pg_settings where name = 'hnsw.iterative_scan'`,
     )
     iterativeScan = Number(rows[0]?.n ?? 0) > 0

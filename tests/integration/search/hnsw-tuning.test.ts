@@ -1,12 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createShadowTables, dropShadowTables } from '#app/services/search/reindex-store.server.ts'
 import { HNSW_TUNING, hnswTuning, searchTermChunks } from '#app/services/search/store.server.ts'
 import { vectorParam } from '#db/binary-copy.ts'
 import { em, getDb } from '#db/orm.ts'
 import { vectorLiteral } from '#db/sql.ts'
 import { createTerm } from '#tests/factories.ts'
-import { beforeStatements, isKnnStatement, wrappingTransactions } from '#tests/statement-hooks.ts'
+import { beforeKnnStatements } from '#tests/statement-hooks.ts'
 import { closeTestDb, openTestDb } from '#tests/setup/db.ts'
 
 /**
@@ -33,14 +33,20 @@ async function efConstruction(index: string): Promise<string | undefined> {
   return rows[0]?.options?.find((o) => o.startsWith('ef_construction='))
 }
 
-/** `manager` whose KNN statements first read the `hnsw.ef_search` their transaction set. */
+let restore: (() => void) | undefined
+afterEach(() => {
+  restore?.()
+  restore = undefined
+})
+
+/** `manager` whose KNN statements first read the `hnsw.ef_search` of their session into `seen`. */
 function readingBreadth(manager: EntityManager, seen: string[]): EntityManager {
-  return wrappingTransactions(manager, (tx) =>
-    beforeStatements(tx, isKnnStatement, async (target) => {
-      const [row] = await target.execute<{ ef: string }[]>(`select current_setting('hnsw.ef_search') as ef`)
-      seen.push(row!.ef)
-    }),
-  )
+  const hooks = beforeKnnStatements(manager, async (run) => {
+    const [row] = await run<{ ef: string }>(`select current_setting('hnsw.ef_search') as ef`)
+    seen.push(row!.ef)
+  })
+  restore = hooks.restore
+  return hooks.manager
 }
 
 let termId: string

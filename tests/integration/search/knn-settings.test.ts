@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import {
   meetingChunkSearch,
   searchChunks,
@@ -11,18 +11,20 @@ import {
 } from '#app/services/search/store.server.ts'
 import { em } from '#db/orm.ts'
 import { createTerm } from '#tests/factories.ts'
-import { beforeStatements, isKnnStatement, wrappingTransactions } from '#tests/statement-hooks.ts'
+import { beforeKnnStatements, beforeStatements, wrappingTransactions } from '#tests/statement-hooks.ts'
 import { closeTestDb, openTestDb } from '#tests/setup/db.ts'
 
 /**
- * The plan of a nearest-neighbour search on PostgreSQL (issue 28): the KNN transaction's planner settings price
+ * The plan of a nearest-neighbour search on PostgreSQL (issue 28): the KNN statement's planner settings price
  * the outer sort at 1e10, past `jit_above_cost`, and PostgreSQL then spent 0.3–0.5 s compiling every search
- * with LLVM. Each search must run its KNN statement on the HNSW index with JIT off. PostgreSQL only: the
- * embedded engine has no JIT.
+ * with LLVM. Each search must run its KNN statement on the HNSW index with JIT off, both where it runs on
+ * PostgreSQL: as one statement on a connection of the search pool, whose session starts with the settings
+ * (db/settings-pool.ts), and inside a caller's transaction, which sets them locally. PostgreSQL only: the
+ * embedded engine has no JIT and no pool.
  *
- * What the real searches send is observed, not copied: their EntityManager is wrapped so that, inside the
- * search's own transaction and after its own settings, each KNN statement is also explained (`EXPLAIN`
- * without ANALYZE: the plan, and the JIT section PostgreSQL adds when it would compile) and `jit` is read.
+ * What the real searches send is observed, not copied (`beforeKnnStatements`): in the statement's own session,
+ * each KNN statement is also explained (`EXPLAIN` without ANALYZE: the plan, and the JIT section PostgreSQL
+ * adds when it would compile) and `jit` is read.
  */
 
 const SPACE = 'alpha_compatible|http://127.0.0.1:1/v1|knn-settings'
@@ -46,43 +48,43 @@ interface ExplainedPlan {
   JIT?: unknown
 }
 
-/** `tx` answering as itself, except that a KNN statement (one ordering by `<=>`) is first explained. */
-function explainingTx(tx: EntityManager, observed: Observed[]): EntityManager {
-  return beforeStatements(tx, isKnnStatement, async (target, sql, params) => {
-    const [{ jit }] = await target.execute<{ jit: string }[]>('show jit')
-    const [row] = await target.execute<{ 'QUERY PLAN': ExplainedPlan[] }[]>(
-      `explain (format json) ${sql}`,
-      params,
-    )
-    observed.push({ sql, jit, plan: row!['QUERY PLAN'][0]! })
-  })
-}
-
-/** What a search's transactions did besides its KNN statements. */
+/** What a search did besides its KNN statements. */
 interface Rounds {
   transactions: number
-  /** Statements setting the planner (`set_config`). */
+  /** Statements setting the planner (`set_config`) in a transaction. */
   settings: number
 }
 
-/** `tx` counting its `set_config` statements into `rounds`. */
-function countingTx(tx: EntityManager, rounds: Rounds): EntityManager {
-  return beforeStatements(
-    tx,
-    (sql) => /set_config\(/.test(sql),
-    () => {
-      rounds.settings++
-    },
-  )
-}
+let restore: (() => void) | undefined
+afterEach(() => {
+  restore?.()
+  restore = undefined
+})
 
-/** `manager` whose transactions hand their callback an explaining transaction (counted into `rounds`). */
+/**
+ * `manager` whose searches' KNN statements are first explained into `observed`; with `rounds`, its
+ * transactions and their `set_config` statements are counted.
+ */
 function explaining(manager: EntityManager, observed: Observed[], rounds?: Rounds): EntityManager {
-  return wrappingTransactions(manager, (tx) => {
-    if (!rounds) return explainingTx(tx, observed)
-    rounds.transactions++
-    return explainingTx(countingTx(tx, rounds), observed)
+  const counted = rounds
+    ? wrappingTransactions(manager, (tx) => {
+        rounds.transactions++
+        return beforeStatements(
+          tx,
+          (sql) => /set_config\(/.test(sql),
+          () => {
+            rounds.settings++
+          },
+        )
+      })
+    : manager
+  const hooks = beforeKnnStatements(counted, async (run, sql, params) => {
+    const [{ jit }] = (await run<{ jit: string }>('show jit')) as [{ jit: string }]
+    const [row] = await run<{ 'QUERY PLAN': ExplainedPlan[] }>(`explain (format json) ${sql}`, params)
+    observed.push({ sql, jit, plan: row!['QUERY PLAN'][0]! })
   })
+  restore = hooks.restore
+  return hooks.manager
 }
 
 /** Every node of a plan tree. */
@@ -113,13 +115,27 @@ afterAll(async () => {
   await closeTestDb()
 })
 
-describe('the KNN transaction on PostgreSQL', () => {
+describe('the KNN statement on PostgreSQL', () => {
   const query = { vector: queryVector, space: SPACE, limit: 10, domain: null }
   const searches = {
     term_chunks: (manager: EntityManager) => searchTermChunks(manager, query),
     wiki_chunks: (manager: EntityManager) => searchWikiChunks(manager, query),
     meeting_chunks: (manager: EntityManager) =>
       searchMeetingChunks(manager, { ...query, team: null, from: null, to: null }),
+  }
+
+  /** Every plan observed is the HNSW index scan of `table`, with JIT off. */
+  function expectIndexPlans(observed: Observed[], table: string) {
+    expect(observed.length, 'KNN statements observed').toBeGreaterThan(0)
+    for (const { sql, jit, plan } of observed) {
+      expect(sql).toContain(`from ${table}`)
+      expect(jit).toBe('off')
+      expect(plan.JIT, 'no JIT section in the plan').toBeUndefined()
+      const scans = nodes(plan.Plan).filter((node) => node['Relation Name'] === table)
+      expect(scans.map((node) => [node['Node Type'], node['Index Name']])).toEqual([
+        ['Index Scan', `${table}_embedding_idx`],
+      ])
+    }
   }
 
   it('finds the nearest chunks through the wrapper (the statement observed is the one that answers)', async () => {
@@ -130,42 +146,63 @@ describe('the KNN transaction on PostgreSQL', () => {
   })
 
   for (const [table, search] of Object.entries(searches)) {
-    it(`plans the ${table} search on its HNSW index with JIT off`, async () => {
+    it(`plans the ${table} search on its HNSW index with JIT off, on the search pool`, async () => {
       const observed: Observed[] = []
-      await search(explaining(em(), observed))
-      expect(observed.length, 'KNN statements observed').toBeGreaterThan(0)
-      for (const { sql, jit, plan } of observed) {
-        expect(sql).toContain(`from ${table}`)
-        expect(jit).toBe('off')
-        expect(plan.JIT, 'no JIT section in the plan').toBeUndefined()
-        const scans = nodes(plan.Plan).filter((node) => node['Relation Name'] === table)
-        expect(scans.map((node) => [node['Node Type'], node['Index Name']])).toEqual([
-          ['Index Scan', `${table}_embedding_idx`],
-        ])
-      }
+      const rounds: Rounds = { transactions: 0, settings: 0 }
+      await search(explaining(em(), observed, rounds))
+      expectIndexPlans(observed, table)
+      // One statement a search, no transaction around it: the settings come with the session.
+      expect(rounds).toEqual({ transactions: 0, settings: 0 })
+    })
+
+    it(`plans the ${table} search on its HNSW index with JIT off inside a caller's transaction`, async () => {
+      const observed: Observed[] = []
+      await em().transactional(async (tx) => {
+        await search(explaining(tx, observed))
+      })
+      expectIndexPlans(observed, table)
     })
   }
 
-  it('runs several searches (the chatbot evidence) in one transaction with the planner set once, each on its index', async () => {
-    const observed: Observed[] = []
-    const rounds: Rounds = { transactions: 0, settings: 0 }
+  it('runs the chatbot evidence searches on the pool, each on its index, and in a caller’s transaction sets the planner once', async () => {
     const few = { ...query, limit: 3, efSearch: 40 }
-    const [terms, wiki, meetings] = await searchChunks(explaining(em(), observed, rounds), [
-      termChunkSearch(few),
-      wikiChunkSearch(few),
-      meetingChunkSearch({ ...few, team: null, from: null, to: null }),
-    ])
-    expect(terms).toHaveLength(3)
-    expect([wiki, meetings]).toEqual([[], []])
-    expect(rounds).toEqual({ transactions: 1, settings: 1 })
-    expect(observed.map((o) => /from (\w+_chunks)/.exec(o.sql)?.[1])).toEqual([
-      'term_chunks',
-      'wiki_chunks',
-      'meeting_chunks',
-    ])
-    for (const { jit, plan } of observed) {
-      expect(jit).toBe('off')
-      expect(nodes(plan.Plan).some((node) => node['Node Type'] === 'Index Scan')).toBe(true)
+    const evidence = (manager: EntityManager) =>
+      searchChunks(manager, [
+        termChunkSearch(few),
+        wikiChunkSearch(few),
+        meetingChunkSearch({ ...few, team: null, from: null, to: null }),
+      ])
+    for (const inTransaction of [false, true]) {
+      const observed: Observed[] = []
+      const rounds: Rounds = { transactions: 0, settings: 0 }
+      const [terms, wiki, meetings] = inTransaction
+        ? await em().transactional((tx) => evidence(explaining(tx, observed, rounds)))
+        : await evidence(explaining(em(), observed, rounds))
+      restore?.()
+      expect(terms).toHaveLength(3)
+      expect([wiki, meetings]).toEqual([[], []])
+      expect(rounds).toEqual(
+        inTransaction ? { transactions: 1, settings: 1 } : { transactions: 0, settings: 0 },
+      )
+      expect(observed.map((o) => /from (\w+_chunks)/.exec(o.sql)?.[1])).toEqual([
+        'term_chunks',
+        'wiki_chunks',
+        'meeting_chunks',
+      ])
+      for (const { jit, plan } of observed) {
+        expect(jit).toBe('off')
+        expect(nodes(plan.Plan).some((node) => node['Node Type'] === 'Index Scan')).toBe(true)
+      }
     }
+  })
+
+  it('answers after the server ended every connection of the search pool', async () => {
+    expect(await searchTermChunks(em(), query)).toHaveLength(10)
+    const [ended] = await em().execute<{ n: string }[]>(
+      `select count(pg_terminate_backend(pid)) as n from pg_stat_activity
+        where datname = current_database() and application_name = 'glossary-search'`,
+    )
+    expect(Number(ended!.n)).toBeGreaterThan(0)
+    expect(await searchTermChunks(em(), query)).toHaveLength(10)
   })
 })
