@@ -1,6 +1,10 @@
+import { spawn } from 'node:child_process'
 import crypto from 'node:crypto'
+import fs from 'node:fs'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
 import {
   binaryCopyData,
   canCopyIn,
@@ -133,5 +137,36 @@ export async function startInstantProvider(vectorOf: (text: string) => readonly 
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
     close: () => new Promise((resolve) => server.close(resolve)),
+  }
+}
+
+/**
+ * `startInstantProvider` in a child process (bench/instant-provider.ts) listening on `port`, answering the texts
+ * of `vectors` with their vectors; `close()` ends it.
+ */
+export async function startInstantProviderProcess(
+  port: number,
+  vectors: ReadonlyMap<string, readonly number[]>,
+) {
+  const file = path.join(os.tmpdir(), `instant-provider-${process.pid}.json`)
+  fs.writeFileSync(file, JSON.stringify(Object.fromEntries(vectors)))
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(import.meta.dirname, 'instant-provider.ts'), String(port), file],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  )
+  await new Promise<void>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the instant provider exited (${code})`)))
+    child.stdout.once('data', () => resolve())
+  })
+  return {
+    close: async () => {
+      const exited = new Promise((resolve) => child.once('exit', resolve))
+      child.kill()
+      await exited
+      fs.rmSync(file, { force: true })
+    },
   }
 }
