@@ -93,6 +93,12 @@ export class SettingsPool {
     }
   }
 
+  /** Its connections in use and idle, and the statements waiting for one (the metrics' `glossary_db_connections`). */
+  usage(): { used: number; free: number; pending: number } {
+    const pool = this.#pool
+    return { used: pool.totalCount - pool.idleCount, free: pool.idleCount, pending: pool.waitingCount }
+  }
+
   async close(): Promise<void> {
     await this.#pool.end()
   }

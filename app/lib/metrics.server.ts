@@ -119,7 +119,8 @@ export type ConnectionState = (typeof CONNECTION_STATES)[number]
 export interface ScrapeReaders {
   queue(): Promise<{ rows: Record<IndexQueueStatus, number>; oldestDueSeconds: number | null }>
   workers(): Promise<{ id: string; ageSeconds: number }[]>
-  connections(): Record<ConnectionState, number>
+  /** By pool: `orm` (the ORM's), and each pool of connections with settings of their own (`search`). */
+  connections(): Record<string, Record<ConnectionState, number>>
 }
 
 let readers: ScrapeReaders | undefined
@@ -218,16 +219,17 @@ const heartbeatAge: Gauge<'worker'> = new Gauge({
   },
 })
 
-const connections: Gauge<'state'> = new Gauge({
+const connections: Gauge<'pool' | 'state'> = new Gauge({
   name: `${PREFIX}db_connections`,
-  help: 'Database connections of this process by state: used, free, pending (callers waiting for one).',
-  labelNames: ['state'] as const,
+  help: 'Database connections of this process by pool (orm, search) and state: used, free, pending (callers waiting for one).',
+  labelNames: ['pool', 'state'] as const,
   registers: [registry],
   collect() {
     if (!readers) return
     try {
-      const use = readers.connections()
-      for (const state of CONNECTION_STATES) connections.set({ state }, use[state])
+      for (const [pool, use] of Object.entries(readers.connections())) {
+        for (const state of CONNECTION_STATES) connections.set({ pool, state }, use[state])
+      }
     } catch (err) {
       readFailed(connections, 'db_connections', err)
     }

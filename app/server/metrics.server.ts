@@ -120,9 +120,16 @@ const DATABASE_READERS: ScrapeReaders = {
   },
   connections() {
     // MikroORM's knex pool (tarn): at most 10 connections on PostgreSQL, the one connection of the embedded
-    // engine otherwise.
-    const pool = getDb().em.getConnection().getKnex().client.pool
-    if (!pool) return { used: 0, free: 0, pending: 0 }
-    return { used: pool.numUsed(), free: pool.numFree(), pending: pool.numPendingAcquires() }
+    // engine otherwise; and on PostgreSQL the pools with session settings of their own once opened (db/orm.ts
+    // `settingsPool`: `search`, at most 4).
+    const db = getDb()
+    const pool = db.em.getConnection().getKnex().client.pool
+    const orm = pool
+      ? { used: pool.numUsed(), free: pool.numFree(), pending: pool.numPendingAcquires() }
+      : { used: 0, free: 0, pending: 0 }
+    return {
+      orm,
+      ...Object.fromEntries([...db.settingsPools].map(([name, settings]) => [name, settings.usage()])),
+    }
   },
 }

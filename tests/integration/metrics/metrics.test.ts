@@ -6,7 +6,9 @@ import { parseConfig, setConfig } from '#app/lib/config.server.ts'
 import { answerClientErrors, createHttpApp } from '#app/server/http.server.ts'
 import { startWorkerMetrics, type WorkerMetricsServer } from '#app/server/worker-metrics.server.ts'
 import { beat, forgetWorker } from '#app/services/index-queue/store.server.ts'
-import { em } from '#db/orm.ts'
+import { searchTermChunks } from '#app/services/search/store.server.ts'
+import { vectorParam } from '#db/binary-copy.ts'
+import { em, getDb } from '#db/orm.ts'
 import * as termPage from '#app/routes/terms.$slug._index.tsx'
 import { createApiKey, createTerm, createUser, type TestUser } from '#tests/factories.ts'
 import { apiCall, dispatch } from '#tests/http.ts'
@@ -108,10 +110,35 @@ describe('GET /metrics', () => {
     // Every queue state and connection state is always there, 0 when none.
     const states = family(families, 'glossary_index_queue_rows').metrics.map((m) => m.labels?.state)
     expect(states.sort()).toEqual(['failed', 'processing', 'queued', 'ready'])
-    const pool = family(families, 'glossary_db_connections').metrics.map((m) => m.labels?.state)
+    const pool = family(families, 'glossary_db_connections')
+      .metrics.filter((m) => m.labels?.pool === 'orm')
+      .map((m) => m.labels?.state)
     expect(pool.sort()).toEqual(['free', 'pending', 'used'])
     // This scrape's own connection was given back by the time the gauge was read, or is the one in use.
-    expect(valueOf(families, 'glossary_db_connections', { state: 'pending' })).toBe(0)
+    expect(valueOf(families, 'glossary_db_connections', { pool: 'orm', state: 'pending' })).toBe(0)
+  })
+
+  it('reports the search pool’s connections on PostgreSQL once a search ran (none on the embedded engine)', async () => {
+    await searchTermChunks(em(), {
+      vector: vectorParam(Array.from({ length: 1536 }, (_, i) => (i % 7) / 7)),
+      space: 'metrics|none|none',
+      limit: 3,
+      domain: null,
+    })
+    const { families } = await scrape()
+    const search = family(families, 'glossary_db_connections').metrics.filter(
+      (m) => m.labels?.pool === 'search',
+    )
+    if (getDb().pglite) {
+      expect(search).toEqual([])
+    } else {
+      expect(search.map((m) => m.labels?.state).sort()).toEqual(['free', 'pending', 'used'])
+      // The search gave its connection back: one open and idle.
+      expect(valueOf(families, 'glossary_db_connections', { pool: 'search', state: 'free' })).toBeGreaterThan(
+        0,
+      )
+      expect(valueOf(families, 'glossary_db_connections', { pool: 'search', state: 'used' })).toBe(0)
+    }
   })
 
   it('counts API calls by their endpoint template: two ids are one series', async () => {
