@@ -71,9 +71,10 @@ describe('a settings pool on PostgreSQL', () => {
 
   it('runs a statement again on a fresh connection when the server ends its own under it', async () => {
     const pool = settingsPool('probe', SETTINGS)!
-    const slow = pool.query<{ jit: string }>(`select pg_sleep(0.4), current_setting('jit') as jit`, [])
+    // Long enough to be found running on a busy machine; the second run, on a fresh connection, takes as long.
+    const slow = pool.query<{ jit: string }>(`select pg_sleep(1.5), current_setting('jit') as jit`, [])
     // Until the statement is running on its connection.
-    for (let i = 0; i < 100 && (await poolConnections('probe', 'active')) === 0; i++) {
+    for (let i = 0; i < 500 && (await poolConnections('probe', 'active')) === 0; i++) {
       await new Promise((resolve) => setTimeout(resolve, 10))
     }
     const [ended] = await em().execute<{ n: string }[]>(
