@@ -3,6 +3,7 @@ import { RemixServer } from '@remix-run/react'
 import { isbot } from 'isbot'
 import { renderToReadableStream } from 'react-dom/server.browser'
 import { isConnectionLost } from '#db/sql.ts'
+import { deadline } from './lib/deadline.ts'
 import { log } from './lib/logger.server.ts'
 import { NonceProvider } from './components/nonce.tsx'
 
@@ -30,9 +31,7 @@ export default async function handleRequest(
   // encoded bytes into its chunks and never pads (tests/e2e/phone-tables.e2e.test.ts reads the bytes).
   // The render is abandoned after the delay only while it is under way: aborting a finished render made React
   // close the stream it had already closed, a TypeError logged as "render error" five seconds after every page.
-  const abort = new AbortController()
-  const timer = setTimeout(() => abort.abort(), RENDER.abortDelayMs)
-  const stopTimer = () => clearTimeout(timer)
+  const limit = deadline(RENDER.abortDelayMs)
   let body: Awaited<ReturnType<typeof renderToReadableStream>>
   try {
     body = await renderToReadableStream(
@@ -46,7 +45,7 @@ export default async function handleRequest(
       </NonceProvider>,
       {
         nonce,
-        signal: abort.signal,
+        signal: limit.signal,
         onError(error: unknown) {
           responseStatusCode = 500
           if (shellRendered) log().error({ err: error }, 'render error')
@@ -54,10 +53,10 @@ export default async function handleRequest(
       },
     )
   } catch (error) {
-    stopTimer()
+    limit.clear()
     throw error
   }
-  body.allReady.then(stopTimer, stopTimer)
+  body.allReady.then(limit.clear, limit.clear)
   shellRendered = true
   // Crawlers get the whole page at once; browsers get it as it is rendered.
   if (isbot(request.headers.get('user-agent') ?? '')) await body.allReady

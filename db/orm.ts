@@ -229,9 +229,9 @@ const SETTINGS_POOL_IDLE_MS = 10 * 60_000
 
 /**
  * On PostgreSQL, the pool `name` of connections whose sessions start with `settings` (db/settings-pool.ts;
- * `application_name` `glossary-<name>`), opened on first use with the ORM's connection options and closed with the database; a name keeps the
- * settings it was first opened with. Undefined on the embedded engine: its one connection serves everything,
- * so settings there are set per transaction.
+ * `application_name` `glossary-<name>`), opened on first use with the ORM's connection options and closed with
+ * the database; a name keeps the settings it was first opened with. Undefined on the embedded engine: its one
+ * connection serves everything, so settings there are set per transaction.
  */
 export function settingsPool(name: string, settings: Record<string, string>): SettingsPool | undefined {
   const db = getDb()

@@ -1,5 +1,6 @@
 import http from 'node:http'
 import https from 'node:https'
+import { deadline } from './deadline.ts'
 
 /**
  * Every request to an address an administrator typed (AI providers, SSO discovery, token, userinfo and JWKS
@@ -47,19 +48,6 @@ export function checkOutboundUrl(value: string | URL): URL {
     throw new OutboundError('scheme', 'Only http:// and https:// addresses can be requested.')
   }
   return url
-}
-
-/**
- * An abort signal that fires after `ms`, held by its own timer until `clear()`. Not `AbortSignal.timeout`:
- * Node holds that signal only weakly, and one that is reachable only through `AbortSignal.any` can be
- * garbage-collected before it fires (nodejs/node#57736), so a streamed answer outlived its time limit.
- */
-function deadline(ms: number): { signal: AbortSignal; clear: () => void } {
-  const controller = new AbortController()
-  const timer = setTimeout(() => controller.abort(), ms)
-  // The exchange itself keeps the process alive while it runs; a pending deadline alone must not.
-  timer.unref()
-  return { signal: controller.signal, clear: () => clearTimeout(timer) }
 }
 
 /** `fetch` with the limits above. Network failures and limit breaches throw `OutboundError`. */
