@@ -119,7 +119,7 @@ async function seed(userId: string): Promise<void> {
   const perTerm = Math.max(1, Math.ceil(CHUNKS / TERMS))
   // Loaded without the HNSW index and the index built after, as a full reindex builds it: inserting into the
   // index row by row is what made seeding take 20 minutes on the embedded engine.
-  await em().execute('drop index term_chunks_embedding_idx')
+  await em().execute('drop index if exists term_chunks_embedding_idx')
   for (let start = 0; start < CHUNKS; start += 5_000) {
     const batch: BenchChunk[] = []
     for (let k = start; k < Math.min(CHUNKS, start + 5_000); k++) {
@@ -131,12 +131,15 @@ async function seed(userId: string): Promise<void> {
     }
     await loadTermChunks(space, batch)
   }
-  await em().transactional(async (tx) => {
-    await tx.execute("set local maintenance_work_mem = '1GB'")
-    await tx.execute(
-      'create index term_chunks_embedding_idx on term_chunks using hnsw (embedding vector_cosine_ops) with (m = 16, ef_construction = 64)',
-    )
-  })
+  // The embedded engine's tables have no HNSW index (decision 035).
+  if (!getDb().pglite) {
+    await em().transactional(async (tx) => {
+      await tx.execute("set local maintenance_work_mem = '1GB'")
+      await tx.execute(
+        'create index term_chunks_embedding_idx on term_chunks using hnsw (embedding vector_cosine_ops) with (m = 16, ef_construction = 64)',
+      )
+    })
+  }
 }
 
 const drops: (() => Promise<void>)[] = []

@@ -127,7 +127,7 @@ await insertBenchTerms(
 await em().execute('delete from rag_index_queue')
 const termIds = (await em().execute<{ id: string }[]>('select id from terms order by slug')).map((r) => r.id)
 for (const table of ['term_chunks', 'wiki_chunks', 'meeting_chunks'])
-  await em().execute(`drop index ${table}_embedding_idx`)
+  await em().execute(`drop index if exists ${table}_embedding_idx`)
 const termChunks = Math.round(CHUNKS * 0.9)
 const perTerm = Math.ceil(termChunks / termIds.length)
 const next = vectorStream(1)
@@ -168,16 +168,19 @@ for (const [table, owner, from] of [
     [space, termChunks],
   )
 }
-await em().transactional(async (tx) => {
-  await tx.execute(`set local maintenance_work_mem = '${process.env.BUILD_MEMORY ?? '1GB'}'`, [], 'run')
-  for (const table of ['term_chunks', 'wiki_chunks', 'meeting_chunks']) {
-    await tx.execute(
-      `create index ${table}_embedding_idx on ${table} using hnsw (embedding vector_cosine_ops) with (m = 16, ef_construction = 64)`,
-      [],
-      'run',
-    )
-  }
-})
+// The embedded engine's tables have no HNSW index (decision 035).
+if (postgres) {
+  await em().transactional(async (tx) => {
+    await tx.execute(`set local maintenance_work_mem = '${process.env.BUILD_MEMORY ?? '1GB'}'`, [], 'run')
+    for (const table of ['term_chunks', 'wiki_chunks', 'meeting_chunks']) {
+      await tx.execute(
+        `create index ${table}_embedding_idx on ${table} using hnsw (embedding vector_cosine_ops) with (m = 16, ef_construction = 64)`,
+        [],
+        'run',
+      )
+    }
+  })
+}
 await em().execute('analyze')
 console.log(
   `loaded and indexed in ${((performance.now() - started) / 1000).toFixed(0)} s (load ${loadAverage()})`,

@@ -141,8 +141,8 @@ export async function startInstantProvider(vectorOf: (text: string) => readonly 
 }
 
 /**
- * `startInstantProvider` in a child process (bench/instant-provider.ts) listening on `port`, answering the texts
- * of `vectors` with their vectors; `close()` ends it.
+ * `startInstantProvider` in a child process (bench/instant-provider.ts) listening on `port` (0: any), answering
+ * the texts of `vectors` with their vectors and others with `textVector`; `close()` ends it.
  */
 export async function startInstantProviderProcess(
   port: number,
@@ -157,11 +157,12 @@ export async function startInstantProviderProcess(
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   )
-  await new Promise<void>((resolve, reject) => {
+  const listening = await new Promise<number>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the instant provider exited (${code})`)))
-    child.stdout.once('data', () => resolve())
+    child.stdout.once('data', (line: Buffer) => resolve(Number(line.toString().trim().split(' ')[1])))
   })
   return {
+    url: `http://127.0.0.1:${listening}/v1`,
     close: async () => {
       const exited = new Promise((resolve) => child.once('exit', resolve))
       child.kill()

@@ -3,8 +3,10 @@
  * (issue 28; in a database of its own on that server, see below):
  *
  * 1. `search`: vector search at CHUNKS chunks (default 100,000; 1536-d, clustered non-uniform vectors, see
- *    rag-data.ts): loading them (binary COPY) and building the HNSW index after the load; recall@10 against an
- *    exact scan and p50/p95 of the search store's statement for several `hnsw.ef_search` values (EF=40,64,…);
+ *    rag-data.ts): loading them (binary COPY) and building the HNSW index after the load (PostgreSQL) or the
+ *    process index from the table (embedded, decision 035); recall@10 against an exact scan and p50/p95 of the
+ *    search store's statement for several `hnsw.ef_search` values (EF=40,64,…) or, embedded, candidates a
+ *    result (CANDIDATES=10,20,40);
  *    p50/p95 and recall@10 of `POST /rag/search` over HTTP, timed by a client in its own process, with a
  *    provider on 127.0.0.1 that answers at once with each query's vector (drawn like the chunks' vectors, so
  *    the request's answer and the exact scan are in the same space). On PostgreSQL also the statement at the
@@ -82,9 +84,10 @@ const { em, getDb, closeDb } = await import('../db/orm.ts')
 const { handleApiRequest } = await import('../app/api/handler.server.ts')
 const { createHttpApp } = await import('../app/server/http.server.ts')
 const { updateRagConfig } = await import('../app/services/search/rag-config.server.ts')
-const { hnswTuning, searchTermChunks } = await import('../app/services/search/store.server.ts')
+const { HNSW_TUNING, searchTermChunks } = await import('../app/services/search/store.server.ts')
 const { SettingsPool } = await import('../db/settings-pool.ts')
 const { hnswIndexSql } = await import('../app/services/search/reindex-store.server.ts')
+const { ANN, catchUpChunkAnn } = await import('../app/services/search/chunk-ann.server.ts')
 console.log(
   `${postgres ? `PostgreSQL (database ${postgres.name})` : 'embedded PGlite'}; cpus ${os.cpus().length}, load average at start ${load()}`,
 )
@@ -239,7 +242,8 @@ if (run('search')) {
     await em().execute('delete from terms')
     console.log(`loading ${CHUNKS.toLocaleString('en')} chunks…`)
     const termIds = await insertTerms(Math.ceil(CHUNKS / 5), 'Vector Term')
-    await em().execute('drop index term_chunks_embedding_idx')
+    // The embedded engine's tables have no HNSW index (decision 035): its process index is built below.
+    if (postgres) await em().execute('drop index term_chunks_embedding_idx')
     const next = vectorStream(1)
     let started = performance.now()
     for (let start = 0; start < CHUNKS; start += 1000) {
@@ -255,14 +259,24 @@ if (run('search')) {
     // The HNSW graph of 100,000 × 1536-d vectors (~800 MB) must fit in maintenance_work_mem, or the build
     // takes pgvector's much slower on-disk path. In the index's transaction: PostgreSQL's pool has several
     // connections, and a session setting would stay on whichever one ran it.
-    await em().transactional(async (tx) => {
-      await tx.execute(`set local maintenance_work_mem = '${process.env.BUILD_MEMORY ?? '1GB'}'`, [], 'run')
-      await tx.execute(hnswIndexSql('term_chunks_embedding_idx', 'term_chunks'), [], 'run')
-    })
+    if (postgres) {
+      await em().transactional(async (tx) => {
+        await tx.execute(`set local maintenance_work_mem = '${process.env.BUILD_MEMORY ?? '1GB'}'`, [], 'run')
+        await tx.execute(hnswIndexSql('term_chunks_embedding_idx', 'term_chunks'), [], 'run')
+      })
+    }
     await em().execute('analyze')
     const buildSeconds = (performance.now() - started) / 1000
     console.log(
-      `bulk load (${postgres ? 'multi-row inserts, binary vectors' : 'binary COPY'}, no index): ${(CHUNKS / loadSeconds).toFixed(0)} rows/s; HNSW build after it: ${buildSeconds.toFixed(1)} s (load ${load()})`,
+      `bulk load (${postgres ? 'multi-row inserts, binary vectors' : 'binary COPY'}, no index): ${(CHUNKS / loadSeconds).toFixed(0)} rows/s${postgres ? `; HNSW build after it: ${buildSeconds.toFixed(1)} s` : ''} (load ${load()})`,
+    )
+  }
+  if (!postgres) {
+    // The embedded engine's process index, read from the table as a starting service reads it.
+    const started = performance.now()
+    await catchUpChunkAnn(em(), ['term_chunks'])
+    console.log(
+      `process index (decision 035) built from the table: ${((performance.now() - started) / 1000).toFixed(1)} s, ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB resident (load ${load()})`,
     )
   }
 
@@ -292,11 +306,14 @@ if (run('search')) {
   }
   console.log(`exact scan (the truth): p50 ${percentile(exactTimes, 50).toFixed(0)} ms`)
 
-  // The search store's own statement, for several ef_search values (each run twice: the second is timed).
-  const tuning = hnswTuning()
-  const chosen = tuning.efSearch
-  for (const ef of (process.env.EF ?? '40,64,100,200').split(',').map(Number)) {
-    tuning.efSearch = ef
+  // The search store's own statement, for several ef_search values on PostgreSQL, several candidate counts a
+  // result on the embedded engine (each run twice: the second is timed).
+  const tuning = HNSW_TUNING
+  const chosen = postgres ? tuning.efSearch : ANN.candidatesPerResult
+  const breadths = postgres ? (process.env.EF ?? '40,64,100,200') : (process.env.CANDIDATES ?? '10,20,40')
+  for (const ef of breadths.split(',').map(Number)) {
+    if (postgres) tuning.efSearch = ef
+    else ANN.candidatesPerResult = ef
     let hit = 0
     const times: number[] = []
     for (let round = 0; round < 2; round++) {
@@ -314,10 +331,11 @@ if (run('search')) {
       }
     }
     console.log(
-      `ef_search ${ef}: recall@10 ${(hit / (truth.size * 10)).toFixed(3)}, SQL p50 ${percentile(times, 50).toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms (load ${load()})`,
+      `${postgres ? 'ef_search' : 'candidates a result'} ${ef}: recall@10 ${(hit / (truth.size * 10)).toFixed(3)}, SQL p50 ${percentile(times, 50).toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms (load ${load()})`,
     )
   }
-  tuning.efSearch = chosen
+  if (postgres) tuning.efSearch = chosen
+  else ANN.candidatesPerResult = chosen
   if (postgres) {
     // The same statement at the chosen ef_search with JIT on, as before issue 28 (20 queries: each compiles).
     const times: number[] = []

@@ -24,6 +24,7 @@ import { Migration20261202001000_sync } from './Migration20261202001000_sync.ts'
 import { Migration20261203001000_release } from './Migration20261203001000_release.ts'
 import { Migration20261203002000_wiki_term_links } from './Migration20261203002000_wiki_term_links.ts'
 import { Migration20261204001000_hnsw_build_breadth } from './Migration20261204001000_hnsw_build_breadth.ts'
+import { Migration20261205001000_embedded_chunk_seq } from './Migration20261205001000_embedded_chunk_seq.ts'
 
 /**
  * Every migration in order. Listed explicitly rather than found on disk so that the bundled server build,
@@ -58,4 +59,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261203001000_release', class: Migration20261203001000_release },
   { name: 'Migration20261203002000_wiki_term_links', class: Migration20261203002000_wiki_term_links },
   { name: 'Migration20261204001000_hnsw_build_breadth', class: Migration20261204001000_hnsw_build_breadth },
+  { name: 'Migration20261205001000_embedded_chunk_seq', class: Migration20261205001000_embedded_chunk_seq },
 ]

@@ -29,9 +29,9 @@ import {
   type RunSource,
   type ShadowChunk,
 } from '#app/services/search/reindex-store.server.ts'
-import type { SourceKind } from '#app/services/search/store.server.ts'
+import { catchUpChunkAnn, followChunkAnn, usesChunkAnn } from '#app/services/search/chunk-ann.server.ts'
+import { shadowOf, type SourceKind } from '#app/services/search/store.server.ts'
 import type { TermContent } from '#app/services/terms/content.server.ts'
-import { canCopyIn } from '#db/binary-copy.ts'
 import { em } from '#db/orm.ts'
 import { parseJson, sqlState } from '#db/sql.ts'
 import { failureMessage, OUTAGE, PROBE_WINDOW_MS, RETRY } from './flow.ts'
@@ -53,19 +53,17 @@ import { EMBED_BATCH } from './stages/embed.ts'
 
 /**
  * `sourcesPerBatch`: sources read, chunked and embedded together. `sliceChunks`: chunks written per
- * transaction. Where the HNSW index of the shadow tables is built (decision 028): PostgreSQL builds it once
- * after the load, on its own connection while the others serve requests. PGlite is one backend in this
- * process, so there a build after the load is ONE statement that stops every request for its length (~4 ms a
- * chunk measured inside the service: ~16 s at 4,000 chunks, minutes at 100,000); the embedded engine does that
- * only for runs of at most `embeddedBuildMaxSources` sources (about two chunks each, a pause of ~5 s), and
- * otherwise writes every row into an index made first (~13 ms a chunk) in small slices with a pause after
- * each, so requests keep running between them.
+ * transaction. Where the shadow tables get their index (decisions 028 and 035): PostgreSQL builds the HNSW
+ * index once after the load, on its own connection while the others serve requests. The embedded engine's
+ * tables have none: its process index (chunk-ann.server.ts) reads each slice's rows in the background as the
+ * load goes on, and the run catches it up before the swap. PGlite is one backend in this process, so there
+ * each slice holds every request for its length (~0.4 ms a chunk): a slice is followed by a pause while the
+ * service is in use (`letRequestsIn`).
  */
 export const RUNNER = {
   pollMs: 2_000,
   sourcesPerBatch: 100,
-  sliceChunks: { embedded: 16, server: 2_000 },
-  embeddedBuildMaxSources: 600,
+  sliceChunks: { embedded: 200, server: 2_000 },
   /**
    * A request this recent means the service is in use: slices on the embedded engine then pause (see
    * `letRequestsIn`). Several slices long, so steady traffic (a page's requests, a client's calls) keeps them.
@@ -77,9 +75,7 @@ export const RUNNER = {
   lockTimeoutMs: 5_000,
 }
 
-/** Whether a run's shadow tables get their vector index before the load (see `RUNNER`). */
-const indexWhileLoading = (run: ReindexRun) =>
-  canCopyIn() && run.sourcesTotal > RUNNER.embeddedBuildMaxSources
+const SHADOW_TABLES = (['term', 'wiki', 'meeting'] as const).map(shadowOf)
 
 export type StepOutcome = 'idle' | 'progress' | 'waiting'
 
@@ -126,15 +122,18 @@ async function step(
   if (run.cursorKind === 'term' && run.cursorId === null && run.sourcesDone === 0) {
     // A new run (or one whose first worker died before its first batch): fresh shadow tables.
     await em().transactional(async (tx) => {
-      await createShadowTables(tx, indexWhileLoading(run))
+      await createShadowTables(tx)
       await advanceRun(tx, held, { cursorKind: 'term', cursorId: null })
     })
   }
   if (run.cursorKind === 'index') {
-    // Builds the indexes the shadow tables do not have yet (none when they were made with them).
+    // PostgreSQL builds the indexes the shadow tables do not have yet (a worker that took the run over may
+    // find some built); the embedded engine's process index reads the rows it has not read yet.
     const started = performance.now()
-    for (const kind of ['term', 'wiki', 'meeting'] as const)
-      await buildShadowVectorIndex(em(), kind, RUNNER.buildMemory)
+    if (usesChunkAnn()) await catchUpChunkAnn(em(), SHADOW_TABLES)
+    else
+      for (const kind of ['term', 'wiki', 'meeting'] as const)
+        await buildShadowVectorIndex(em(), kind, RUNNER.buildMemory)
     log().info(
       { runId: run.id, ms: Math.round(performance.now() - started) },
       'full reindex vector index built',
@@ -180,7 +179,8 @@ async function loadBatch(
     drafts.flatMap((d) => d.chunks),
   )
   const called = vectors.size > 0
-  const sliceChunks = indexWhileLoading(run) ? RUNNER.sliceChunks.embedded : RUNNER.sliceChunks.server
+  const embeddedEngine = usesChunkAnn()
+  const sliceChunks = embeddedEngine ? RUNNER.sliceChunks.embedded : RUNNER.sliceChunks.server
   let slice: typeof drafts = []
   let size = 0
   const flush = async () => {
@@ -215,7 +215,8 @@ async function loadBatch(
     for (const r of rows) vectors.delete(r.contentHash)
     slice = []
     size = 0
-    if (sliceChunks === RUNNER.sliceChunks.embedded) {
+    if (embeddedEngine) {
+      followChunkAnn([shadowOf(kind)])
       await letRequestsIn(performance.now() - sliceStarted)
     }
   }

@@ -9,6 +9,8 @@ import { bindIndexJobs } from './index-jobs.ts'
 import { closeJobs, jobs } from './jobs/client.ts'
 import { JOB_DEFINITIONS } from './jobs/registry.ts'
 import { WORKER_LIVENESS } from '#app/services/index-queue/health.server.ts'
+import { followChunkAnn, usesChunkAnn } from '#app/services/search/chunk-ann.server.ts'
+import { CHUNK_TABLES } from '#app/services/search/store.server.ts'
 import { startReindexRunner } from './reindex-runner.ts'
 import { startRelay } from './relay.ts'
 import { pingQueue } from './transport.ts'
@@ -39,6 +41,9 @@ export async function startWorker(): Promise<WorkerHandle> {
   const relay = startRelay(transport, id)
   const reindex = startReindexRunner(id)
   const cleanup = scheduleCleanup(id)
+  // The embedded engine's process index starts empty: read the chunk tables now rather than at the first
+  // searches, which scan exactly until it has caught up (decision 035).
+  if (usesChunkAnn()) followChunkAnn(Object.values(CHUNK_TABLES).map((t) => t.table))
   let stopped: Promise<void> | undefined
   /** Ends everything this worker takes on; `closeJobs` (the process's stop) closes the consumers. */
   const stopTaking = () =>

@@ -25,6 +25,12 @@ async function asPreviousRelease(dataDir: string): Promise<void> {
   const pglite = await openPglite(path.join(dataDir, 'db'))
   try {
     await pglite.exec('drop table glossary_release; alter table wiki_pages drop column term_links')
+    for (const table of ['term_chunks', 'wiki_chunks', 'meeting_chunks']) {
+      await pglite.exec(
+        `alter table ${table} drop column seq;
+         create index ${table}_embedding_idx on ${table} using hnsw (embedding vector_cosine_ops) with (m = 16, ef_construction = 64)`,
+      )
+    }
     for (const { name } of NEW_MIGRATIONS) {
       await pglite.query('delete from mikro_orm_migrations where name = $1', [name])
     }

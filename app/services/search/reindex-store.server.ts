@@ -14,7 +14,15 @@ import {
 import { parseJson } from '#db/sql.ts'
 import type { EmbeddingProvider } from '#domain/rag.ts'
 import type { StoredHeader } from '#app/services/ai/provider-secrets.server.ts'
-import { CHUNK_TABLES, SEARCHABLE, hnswTuning, shadowOf, type SourceKind } from './store.server.ts'
+import { usesChunkAnn } from './chunk-ann.server.ts'
+import {
+  CHUNK_TABLES,
+  SEARCHABLE,
+  chunkColumns,
+  HNSW_TUNING,
+  shadowOf,
+  type SourceKind,
+} from './store.server.ts'
 
 /**
  * The SQL of a full reindex run (decision 028): the run's row (`rag_reindex_runs`), the shadow chunk tables it
@@ -261,21 +269,23 @@ export async function sourcesAfter(
 
 /** The HNSW index of a chunk table, with its engine's `ef_construction` (`HNSW_TUNING`, store.server.ts). */
 export const hnswIndexSql = (name: string, table: string, ifMissing = false) =>
-  `create index ${ifMissing ? 'if not exists ' : ''}${name} on ${table} using hnsw (embedding vector_cosine_ops) with (m = 16, ef_construction = ${hnswTuning().efConstruction})`
+  `create index ${ifMissing ? 'if not exists ' : ''}${name} on ${table} using hnsw (embedding vector_cosine_ops) with (m = 16, ef_construction = ${HNSW_TUNING.efConstruction})`
 
 /**
- * (Re)creates the empty shadow tables: the live table's columns, defaults and checks, its primary key, owner
- * and reuse indexes, and the owner's foreign key (a source deleted for good takes its shadow chunks with it).
- * `vectorIndex`: the HNSW index now (each row is inserted into it) rather than after the load.
+ * (Re)creates the empty shadow tables: the live table's columns, defaults, checks and identity (`seq` on the
+ * embedded engine), its primary key, owner and reuse indexes, and the owner's foreign key (a source deleted
+ * for good takes its shadow chunks with it). On PostgreSQL the HNSW index is built after the load
+ * (`buildShadowVectorIndex`); the embedded engine has none, and indexes `seq` for its process index
+ * (chunk-ann.server.ts).
  */
-export async function createShadowTables(tx: EntityManager, vectorIndex: boolean): Promise<void> {
+export async function createShadowTables(tx: EntityManager): Promise<void> {
   for (const kind of Object.keys(CHUNK_TABLES) as SourceKind[]) {
     const { table, owner } = CHUNK_TABLES[kind]
     const next = shadowOf(kind)
     await tx.execute(`drop table if exists ${next}`, [], 'run')
     await tx.execute(`drop table if exists ${replacedOf(kind)}`, [], 'run')
     await tx.execute(
-      `create table ${next} (like ${table} including defaults including constraints,
+      `create table ${next} (like ${table} including defaults including constraints including identity,
          constraint ${next}_pkey primary key (id),
          constraint ${next}_${owner}_fkey foreign key (${owner}) references ${SEARCHABLE[kind].table} (id) on delete cascade)`,
       [],
@@ -283,7 +293,7 @@ export async function createShadowTables(tx: EntityManager, vectorIndex: boolean
     )
     await tx.execute(`create index ${next}_owner_idx on ${next} (${owner})`, [], 'run')
     await tx.execute(`create index ${next}_reuse_idx on ${next} (model, content_hash)`, [], 'run')
-    if (vectorIndex) await tx.execute(hnswIndexSql(`${next}_embedding_idx`, next), [], 'run')
+    if (usesChunkAnn()) await tx.execute(`create unique index ${next}_seq_idx on ${next} (seq)`, [], 'run')
   }
 }
 
@@ -365,18 +375,7 @@ export async function writeShadowChunks(
 ): Promise<void> {
   const { owner } = CHUNK_TABLES[kind]
   const next = shadowOf(kind)
-  const offsets = kind === 'term' ? ['source_field'] : ['start_offset', 'end_offset']
-  const columns = [
-    'id',
-    owner,
-    'revision',
-    'chunk_index',
-    ...offsets,
-    'content',
-    'content_hash',
-    'model',
-    'embedding',
-  ]
+  const columns = chunkColumns(kind).split(', ').slice(0, -1)
   const fresh = chunks.filter((c) => c.vector !== null)
   const reused = chunks.filter((c) => c.vector === null)
   if (fresh.length && canCopyIn()) {
@@ -477,7 +476,7 @@ export async function swapShadowTables(
       'run',
     )
     await tx.execute(
-      `insert into ${next} select l.* from ${table} l
+      `insert into ${next} (${chunkColumns(kind)}) select ${chunkColumns(kind, 'l.')} from ${table} l
         where l.model = ? and not exists (select 1 from ${next} n where n.${owner} = l.${owner})`,
       [space],
       'run',
@@ -496,7 +495,7 @@ export async function swapShadowTables(
       [next, table],
     ] as const) {
       await tx.execute(`alter table ${from} rename to ${to}`, [], 'run')
-      for (const index of ['pkey', 'owner_idx', 'reuse_idx', 'embedding_idx'])
+      for (const index of ['pkey', 'owner_idx', 'reuse_idx', usesChunkAnn() ? 'seq_idx' : 'embedding_idx'])
         await tx.execute(`alter index ${from}_${index} rename to ${to}_${index}`, [], 'run')
       await tx.execute(
         `alter table ${to} rename constraint ${from}_${owner}_fkey to ${to}_${owner}_fkey`,

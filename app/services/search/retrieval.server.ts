@@ -218,7 +218,7 @@ export async function retrieveMeetingChunks(
 export const EVIDENCE_LIMITS = { terms: 5, wiki: 3, meetings: 3 } as const
 
 /**
- * HNSW search breadth of the evidence searches (`hnsw.ef_search`; the API's searches use `hnswTuning()`). An
+ * HNSW search breadth of the evidence searches (`hnsw.ef_search`; the API's searches use `HNSW_TUNING`). An
  * answer takes the 3–5 nearest passages of each source, not a ranked list of 50: at 40 the three searches of a
  * question cost a fraction of what 200 costs (bench/chat.bench.ts, decision 029). An object so the benchmark can
  * sweep it.

@@ -1,10 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { VectorParam } from '#db/binary-copy.ts'
-import { getDb, settingsPool } from '#db/orm.ts'
+import { settingsPool } from '#db/orm.ts'
 import { countChanged, iso, parseJson, sqlState, uuidArray } from '#db/sql.ts'
 import type { EmbeddingProvider, RerankerProvider } from '#domain/rag.ts'
 import type { RagStats } from '#app/schemas/rag.ts'
 import type { StoredHeader } from '#app/services/ai/provider-secrets.server.ts'
+import { ANN, chunkAnn, usesChunkAnn } from './chunk-ann.server.ts'
 
 /**
  * The SQL of search by meaning: the settings row (`rag_config`, secrets as stored ciphertext), the chunk
@@ -178,6 +179,18 @@ export const CHUNK_TABLES: Record<SourceKind, { table: string; owner: string }> 
   meeting: { table: 'meeting_chunks', owner: 'meeting_id' },
 }
 
+/**
+ * A chunk table's columns, as a statement that copies or writes whole rows names them (`prefix`: a table
+ * alias): every one but the embedded engine's `seq`, which each table numbers itself. `created_at` last.
+ */
+export function chunkColumns(kind: SourceKind, prefix = ''): string {
+  const offsets = kind === 'term' ? ['source_field'] : ['start_offset', 'end_offset']
+  return ['id', CHUNK_TABLES[kind].owner, 'revision', 'chunk_index', ...offsets]
+    .concat(['content', 'content_hash', 'model', 'embedding', 'created_at'])
+    .map((column) => prefix + column)
+    .join(', ')
+}
+
 /** The shadow table a full reindex run builds for a kind's chunk table (decision 028). */
 export const shadowOf = (kind: SourceKind) => `${CHUNK_TABLES[kind].table}_next`
 
@@ -279,25 +292,15 @@ async function reuseFrom(
 // ── KNN ─────────────────────────────────────────────────────────────────────────────────────────────────
 
 /**
- * The HNSW graph each engine builds (`ef_construction`; `m` is pgvector's default 16) and the search breadth that
- * reaches recall@10 ≥ 0.95 on it (`hnsw.ef_search`; at least the candidates asked for), decision 016 "Speed":
- * - PostgreSQL: at 100,000 chunks the default graph (64) needed an `ef_search` above 300 (0.936 at 200); built
- *   with 128 it gave 0.966 at 100, a faster search than 200 on the old graph (the build takes 1.7× as long, in
- *   the background of a full reindex).
- * - The embedded engine inserts every chunk the pipeline indexes into the graph, 1.45× slower at 128 (PGlite,
- *   10,000 chunks): it keeps 64 and searches at 200 (recall@10 0.982 at 100,000 chunks).
- * The migrations build the live indexes so; `hnswIndexSql` (reindex-store.server.ts) builds the shadow ones.
- * Objects so the benchmark (bench/rag-search.bench.ts) can sweep the breadth.
+ * PostgreSQL's HNSW graph (`ef_construction`; `m` is pgvector's default 16) and the search breadth that reaches
+ * recall@10 ≥ 0.95 on it (`hnsw.ef_search`; at least the candidates asked for), decision 016 "Speed": at
+ * 100,000 chunks the default graph (64) needed an `ef_search` above 300 (0.936 at 200); built with 128 it gave
+ * 0.966 at 100, a faster search than 200 on the old graph (the build takes 1.7× as long, in the background of
+ * a full reindex). The migrations build the live indexes so; `hnswIndexSql` (reindex-store.server.ts) builds
+ * the shadow ones. The embedded engine has no HNSW index (decision 035, chunk-ann.server.ts). An object so
+ * the benchmark (bench/rag-search.bench.ts) can sweep the breadth.
  */
-export const HNSW_TUNING = {
-  postgres: { efConstruction: 128, efSearch: 100 },
-  embedded: { efConstruction: 64, efSearch: 200 },
-}
-
-/** The HNSW tuning of the open database's engine. */
-export function hnswTuning(): { efConstruction: number; efSearch: number } {
-  return getDb().pglite ? HNSW_TUNING.embedded : HNSW_TUNING.postgres
-}
+export const HNSW_TUNING = { efConstruction: 128, efSearch: 100 }
 
 /** Nearest chunks asked of the index per wanted result: the live-source filters after it drop some. */
 export const OVERFETCH = 4
@@ -313,7 +316,7 @@ export interface KnnQuery {
   vector: VectorParam
   space: string
   limit: number
-  /** Replaces `hnswTuning().efSearch` for a caller that needs only a few nearest passages (the chatbot's evidence). */
+  /** Replaces `HNSW_TUNING.efSearch` for a caller that needs only a few nearest passages (the chatbot's evidence). */
   efSearch?: number
 }
 
@@ -336,56 +339,124 @@ type RowsOf<S extends readonly KnnSearch<object>[]> = {
 }
 
 /**
- * Nearest-neighbour searches, each in two steps, so that the HNSW index always serves it whatever the planner
- * thinks of the joins: `nn` asks the chunk table alone for the `candidates` chunks of the space nearest to
- * the query (`order by` the distance, which only the index answers fast), then `outer` joins and filters
- * them (live source at its current revision, domain …) and keeps the `limit` nearest. When the filters left
- * fewer than `limit` and the index had more to give, it asks again for eight times as many candidates, up
- * to MAX_CANDIDATES. The query vector is sent (and parsed) once per statement.
+ * Nearest-neighbour searches, each in two steps, so that an index always serves it whatever the planner
+ * thinks of the joins: `nn` holds the `candidates` chunks of the space nearest to the query, then `outer`
+ * joins and filters them (live source at its current revision, domain …) and keeps the `limit` nearest. When
+ * the filters left fewer than `limit` and the index had more to give, it asks again for eight times as many
+ * candidates, up to MAX_CANDIDATES. The query vector is sent (and parsed) once per statement.
  *
- * They run in one KNN session (`inKnnSession`): on PostgreSQL each statement is one round trip on a connection
- * whose session has the planner settings; on the embedded engine all of them run in one read transaction with
- * the settings set once.
+ * Where the candidates come from differs by engine (decision 035):
+ * - PostgreSQL: the HNSW index, asked by `order by` the distance (which only the index answers fast), in one
+ *   KNN session (`inKnnSession`): each statement is one round trip on a connection whose session has the
+ *   planner settings.
+ * - The embedded engine: its process index of the chunks' signs (`chunkAnn`), `ANN.candidatesPerResult` a
+ *   result wanted, ranked exactly here by their full vectors; candidates the table no longer has are dropped
+ *   from that index. While that index catches up with many new rows, the table is scanned exactly.
  */
 export async function searchChunks<const S extends readonly KnnSearch<object>[]>(
   manager: EntityManager,
   searches: S,
 ): Promise<RowsOf<S>> {
+  if (usesChunkAnn()) {
+    const results: object[][] = []
+    for (const search of searches) results.push(await searchWithChunkAnn(manager, search))
+    return results as RowsOf<S>
+  }
   return inKnnSession(manager, async (session) => {
     const results: object[][] = []
     for (const { kind, query, columns, outer } of searches) {
       const { table } = CHUNK_TABLES[kind]
-      for (
-        let candidates = query.limit * OVERFETCH;
-        ;
-        candidates = Math.min(MAX_CANDIDATES, candidates * 8)
-      ) {
-        const efSearch = Math.min(
-          MAX_EF_SEARCH,
-          Math.max(query.efSearch ?? hnswTuning().efSearch, candidates),
-        )
-        // One row at least, even when the filters keep none: the count of candidates the index gave says
-        // whether asking for more could find any (an empty source answers in one statement, not five).
-        const rows = await session.query<object & { candidates: string; distance: number | null }>(
-          `with nn as materialized (
-             select ${columns}, embedding <=> ?::vector as distance
-               from ${table} where model = ? order by distance limit ?),
-           hits as (select ${outer.select} from nn ${outer.from} order by nn.distance limit ?)
-           select hits.*, given.candidates
-             from (select count(*) as candidates from nn) given left join hits on true
-            order by hits.distance`,
-          [query.vector, query.space, candidates, ...outer.params, query.limit],
-          efSearch,
-        )
-        const hits = rows.filter((row) => row.distance !== null)
-        const exhausted = Number(rows[0]?.candidates ?? 0) < candidates
-        if (hits.length >= query.limit || exhausted || candidates >= MAX_CANDIDATES) {
-          results.push(hits.map(({ candidates: _, ...row }) => row))
-          break
-        }
-      }
+      results.push(
+        await widening(query.limit * OVERFETCH, async (candidates) => {
+          const efSearch = Math.min(
+            MAX_EF_SEARCH,
+            Math.max(query.efSearch ?? HNSW_TUNING.efSearch, candidates),
+          )
+          const rows = await session.query<KnnRow>(
+            `with ${nearestByDistance(columns, table)}, ${knnOuter(outer)}`,
+            [query.vector, query.space, candidates, ...outer.params, query.limit],
+            efSearch,
+          )
+          return { rows, exhausted: Number(rows[0]?.candidates ?? 0) < candidates, limit: query.limit }
+        }),
+      )
     }
     return results as RowsOf<S>
+  })
+}
+
+/** A KNN statement's row: a hit (`distance` null when the filters kept none) and how many candidates `nn` held. */
+type KnnRow = object & { candidates: string; distance: number | null }
+
+/**
+ * `nn` ordered by the distance (parameters: the query vector, the space, how many): what PostgreSQL's HNSW index
+ * answers, and the embedded engine's exact scan while its process index catches up.
+ */
+const nearestByDistance = (columns: string, table: string) =>
+  `nn as materialized (
+     select ${columns}, embedding <=> ?::vector as distance from ${table} where model = ? order by distance limit ?)`
+
+/**
+ * What follows `nn` in a KNN statement: the hits, and one row at least, even when the filters keep none: the
+ * count of candidates says whether asking for more could find any (an empty source answers in one statement).
+ */
+const knnOuter = (outer: KnnSearch<object>['outer']) =>
+  `hits as (select ${outer.select} from nn ${outer.from} order by nn.distance limit ?)
+   select hits.*, given.candidates
+     from (select count(*) as candidates from nn) given left join hits on true
+    order by hits.distance`
+
+/**
+ * Runs a KNN statement for `first` candidates, then for eight times as many, until it has `limit` hits, the
+ * index has no more, or MAX_CANDIDATES; answers the hits.
+ */
+async function widening(
+  first: number,
+  ask: (candidates: number) => Promise<{ rows: KnnRow[]; exhausted: boolean; limit: number }>,
+): Promise<object[]> {
+  for (let candidates = first; ; candidates = Math.min(MAX_CANDIDATES, candidates * 8)) {
+    const { rows, exhausted, limit } = await ask(candidates)
+    const hits = rows.filter((row) => row.distance !== null)
+    if (hits.length >= limit || exhausted || candidates >= MAX_CANDIDATES)
+      return hits.map(({ candidates: _, ...row }) => row)
+  }
+}
+
+/** One search on the embedded engine (see `searchChunks`). */
+async function searchWithChunkAnn(manager: EntityManager, search: KnnSearch<object>): Promise<object[]> {
+  const { kind, query, columns, outer } = search
+  const { table } = CHUNK_TABLES[kind]
+  const ann = await chunkAnn(manager, table)
+  const tail = [...outer.params, query.limit]
+  if (!ann) {
+    return widening(query.limit * OVERFETCH, async (candidates) => {
+      const rows = await manager.execute<KnnRow[]>(
+        `with ${nearestByDistance(columns, table)}, ${knnOuter(outer)}`,
+        [query.vector, query.space, candidates, ...tail],
+      )
+      return { rows, exhausted: Number(rows[0]?.candidates ?? 0) < candidates, limit: query.limit }
+    })
+  }
+  return widening(query.limit * ANN.candidatesPerResult, async (candidates) => {
+    const { seqs, exhausted } = ann.nearest(query.space, query.vector, candidates)
+    const rows = await manager.execute<KnnRow[]>(
+      `with nn as materialized (
+         select ${columns}, embedding <=> ?::vector as distance from ${table} where seq = any(?::int8[]) and model = ?),
+       ${knnOuter(outer)}`,
+      [query.vector, `{${seqs.join(',')}}`, query.space, ...tail],
+    )
+    if (Number(rows[0]?.candidates ?? 0) < seqs.length) {
+      // Chunks replaced or deleted since the index read them: it forgets them.
+      const gone = await manager.execute<{ seq: string }[]>(
+        `select s::text as seq from unnest(?::int8[]) s where not exists (select 1 from ${table} c where c.seq = s)`,
+        [`{${seqs.join(',')}}`],
+      )
+      ann.forget(
+        query.space,
+        gone.map((g) => g.seq),
+      )
+    }
+    return { rows, exhausted, limit: query.limit }
   })
 }
 
@@ -412,10 +483,10 @@ interface KnnSession {
 }
 
 /**
- * Runs `work` with a KNN session. On PostgreSQL: the search pool, whose connections start with the plan's
- * settings (db/settings-pool.ts), so a search is one round trip with no transaction around it. On the embedded
- * engine (one connection for everything) and inside a caller's transaction: a transaction of `manager` that sets
- * them locally, once, and `hnsw.ef_search` again only when a statement needs another breadth.
+ * Runs `work` with a KNN session on PostgreSQL (the embedded engine has no HNSW index: `searchChunks`). Outside
+ * a transaction: the search pool, whose connections start with the plan's settings (db/settings-pool.ts), so a
+ * search is one round trip with no transaction around it. Inside a caller's transaction: a transaction of
+ * `manager` that sets them locally, once, and `hnsw.ef_search` again only when a statement needs another breadth.
  */
 async function inKnnSession<T>(
   manager: EntityManager,

@@ -1,7 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createShadowTables, dropShadowTables } from '#app/services/search/reindex-store.server.ts'
-import { HNSW_TUNING, hnswTuning, searchTermChunks } from '#app/services/search/store.server.ts'
+import {
+  buildShadowVectorIndex,
+  createShadowTables,
+  dropShadowTables,
+} from '#app/services/search/reindex-store.server.ts'
+import { HNSW_TUNING, searchTermChunks } from '#app/services/search/store.server.ts'
 import { vectorParam } from '#db/binary-copy.ts'
 import { em, getDb } from '#db/orm.ts'
 import { vectorLiteral } from '#db/sql.ts'
@@ -10,9 +14,10 @@ import { beforeKnnStatements } from '#tests/statement-hooks.ts'
 import { closeTestDb, openTestDb } from '#tests/setup/db.ts'
 
 /**
- * The HNSW graph and search breadth of each engine (issue 28, `HNSW_TUNING`): PostgreSQL builds with
- * `ef_construction` 128 and searches at `ef_search` 100, the embedded engine keeps 64 and 200. Runs on both
- * engines (the PostgreSQL pass includes tests/integration/search/).
+ * PostgreSQL's HNSW graph and search breadth (issue 28, `HNSW_TUNING`): built with `ef_construction` 128,
+ * searched at `ef_search` 100. The embedded engine has no HNSW index (decision 035): its tables have none, and
+ * a search there finds the stored vector through its process index. Runs on both engines (the PostgreSQL pass
+ * includes tests/integration/search/).
  */
 
 const SPACE = 'alpha_compatible|http://127.0.0.1:1/v1|hnsw-tuning'
@@ -67,18 +72,20 @@ afterAll(async () => {
   await closeTestDb()
 })
 
-describe('HNSW tuning by engine', () => {
-  it('answers the tuning of the open engine', () => {
-    expect(hnswTuning()).toBe(getDb().pglite ? HNSW_TUNING.embedded : HNSW_TUNING.postgres)
-    expect(HNSW_TUNING.postgres).toEqual({ efConstruction: 128, efSearch: 100 })
-    expect(HNSW_TUNING.embedded).toEqual({ efConstruction: 64, efSearch: 200 })
+describe('HNSW tuning', () => {
+  it('is 128 and 100', () => {
+    expect(HNSW_TUNING).toEqual({ efConstruction: 128, efSearch: 100 })
   })
 
-  it('builds the live chunk indexes (migrations) and a full reindex’s shadow ones with its ef_construction', async () => {
-    const wanted = `ef_construction=${hnswTuning().efConstruction}`
+  it('builds the live chunk indexes (migrations) and a full reindex’s shadow ones with its ef_construction on PostgreSQL; the embedded engine has none', async () => {
+    const wanted = getDb().pglite ? undefined : `ef_construction=${HNSW_TUNING.efConstruction}`
     for (const table of TABLES) expect(await efConstruction(`${table}_embedding_idx`), table).toBe(wanted)
-    await em().transactional((tx) => createShadowTables(tx, true))
+    await em().transactional((tx) => createShadowTables(tx))
     try {
+      if (!getDb().pglite) {
+        for (const kind of ['term', 'wiki', 'meeting'] as const)
+          await buildShadowVectorIndex(em(), kind, '64MB')
+      }
       for (const table of TABLES) {
         expect(await efConstruction(`${table}_next_embedding_idx`), `${table}_next`).toBe(wanted)
       }
@@ -92,13 +99,14 @@ describe('HNSW tuning by engine', () => {
     // PostgreSQL gets the binary form (the server parses no text), the embedded engine the text form.
     expect(Buffer.isBuffer(param)).toBe(!getDb().pglite)
     const seen: string[] = []
-    const hits = await searchTermChunks(readingBreadth(em(), seen), {
+    const manager = getDb().pglite ? em() : readingBreadth(em(), seen)
+    const hits = await searchTermChunks(manager, {
       vector: param,
       space: SPACE,
       limit: 10,
       domain: null,
     })
-    expect(seen).toEqual([String(hnswTuning().efSearch)])
+    expect(seen).toEqual(getDb().pglite ? [] : [String(HNSW_TUNING.efSearch)])
     expect(hits.map((h) => h.term_id)).toEqual([termId])
     expect(Number(hits[0]!.distance)).toBeLessThan(1e-6)
     // The parameter is the very vector the text form stored, value for value.

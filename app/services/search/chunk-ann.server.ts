@@ -1,0 +1,256 @@
+import { createRequire } from 'node:module'
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type usearchModule from 'usearch'
+import type { Index as UsearchIndex } from 'usearch'
+import type { VectorParam } from '#db/binary-copy.ts'
+import { em, getDb, type Db } from '#db/orm.ts'
+import { log } from '#app/lib/logger.server.ts'
+
+/**
+ * The embedded engine's nearest-neighbour index of the chunk tables (decision 035), held in the service's
+ * process. PGlite is one PostgreSQL backend running in this process's thread: pgvector's HNSW graph made every
+ * chunk written cost ~13 ms of it and a full reindex's build of 100,000 chunks minutes during which nothing
+ * else ran. Here the tables keep the vectors (the system of record) and `seq`, a number each row written gets;
+ * this module keeps, per table and embedding space, a graph of the vectors' signs (one bit a dimension, 192
+ * bytes a chunk; usearch, the library DuckDB's and ClickHouse's vector indexes use) and follows each table by
+ * reading the rows past the highest `seq` it holds. A search asks it for candidates and ranks them exactly
+ * in SQL (`embedding <=> query`), with the same filters as on PostgreSQL.
+ *
+ * - **It only ever lags.** Rows are read in `seq` order, and the embedded engine's one connection commits
+ *   transactions one after another, so a row it has not read has a higher `seq` than every row it has. A
+ *   search first reads what is new (`ANN.inlineRows` at most); past that, the table is caught up in the
+ *   background in slices and its searches are exact meanwhile (`null`: a scan in SQL).
+ * - **Deleted chunks** stay in the graph until a search meets them among its candidates (`forget`); SQL never
+ *   returns them, so they cost a candidate, never a wrong answer.
+ * - **Tables are known by their OID**, so a full reindex's shadow table, indexed while it loads, is the live
+ *   table's index as soon as the swap renames it.
+ * - Built again from the tables when the process starts: nothing of it is on disk.
+ */
+
+const usearch = createRequire(import.meta.url)('usearch') as typeof usearchModule
+
+export const ANN = {
+  dimensions: 1536,
+  /**
+   * The graph's links per node and breadth when adding (usearch's `connectivity`, `expansion_add`). At 20,000
+   * chunks an `expansion_add` of 64 built 1.45× faster than 128 with the same recall; 32, 4× faster, lost 0.01.
+   */
+  connectivity: 16,
+  expansionAdd: 64,
+  /** Rows a search reads before it answers; more are read in the background. */
+  inlineRows: 64,
+  /** Rows read (and added) per slice in the background: ~50–100 ms of this thread. */
+  sliceRows: 256,
+  /**
+   * Candidates ranked exactly per result wanted: a graph of signs orders neighbours roughly, so a search takes
+   * many and lets the full vectors decide (recall@10 ≥ 0.95 at 100,000 chunks, bench/rag-search.bench.ts).
+   */
+  candidatesPerResult: 20,
+}
+
+interface SpaceGraph {
+  index: UsearchIndex
+}
+
+interface TableGraph {
+  oid: number
+  /** The highest `seq` read. */
+  seq: number
+  spaces: Map<string, SpaceGraph>
+  /** Statements on this table's graph run one at a time (reads that would add the same rows twice). */
+  turn: Promise<unknown>
+  /** A background catch-up under way. */
+  catchingUp: Promise<void> | undefined
+}
+
+interface DbGraphs {
+  byOid: Map<number, TableGraph>
+  /** The OID each table name had when last seen: a name that moved (a swap) frees its old graph. */
+  oidOfName: Map<string, number>
+}
+
+const graphs = new WeakMap<Db, DbGraphs>()
+
+function graphsOf(db: Db): DbGraphs {
+  let g = graphs.get(db)
+  if (!g) graphs.set(db, (g = { byOid: new Map(), oidOfName: new Map() }))
+  return g
+}
+
+/** Whether this database finds nearest chunks with this module (the embedded engine) rather than HNSW. */
+export const usesChunkAnn = () => getDb().pglite !== undefined
+
+/** One table's graph as a search uses it. */
+export interface ChunkAnnView {
+  /** The `count` nearest candidates' `seq` in `space`; `exhausted` when the graph has no more. */
+  nearest(space: string, vector: VectorParam, count: number): { seqs: string[]; exhausted: boolean }
+  /** Drops candidates the table no longer has. */
+  forget(space: string, seqs: readonly string[]): void
+}
+
+/**
+ * The graph of `table`, brought up to date; `null` while the table has more new rows than a search should
+ * read (a catch-up runs in the background; search exactly meanwhile).
+ */
+export async function chunkAnn(manager: EntityManager, table: string): Promise<ChunkAnnView | null> {
+  const graph = await graphOf(manager, table)
+  if (graph.catchingUp) return null
+  const behind = await inTurn(graph, () => readNew(manager, table, graph, ANN.inlineRows))
+  if (behind) {
+    catchUpInBackground(table, graph)
+    return null
+  }
+  return viewOf(graph)
+}
+
+/** Reads every row of these tables the graphs lack (a full reindex before its swap, tests). */
+export async function catchUpChunkAnn(manager: EntityManager, tables: readonly string[]): Promise<void> {
+  for (const table of tables) {
+    const graph = await graphOf(manager, table)
+    await graph.catchingUp
+    while (await inTurn(graph, () => readNew(manager, table, graph, ANN.sliceRows))) await yieldTurn()
+  }
+}
+
+/** Starts reading these tables' new rows in the background (after a batch of writes). */
+export function followChunkAnn(tables: readonly string[]): void {
+  for (const table of tables) {
+    void graphOf(em(), table)
+      .then((graph) => catchUpInBackground(table, graph))
+      .catch((error: unknown) => log().warn({ err: error, table }, 'chunk index: could not follow the table'))
+  }
+}
+
+async function graphOf(manager: EntityManager, table: string): Promise<TableGraph> {
+  const g = graphsOf(getDb())
+  const rows = await manager.execute<{ oid: number }[]>(`select ?::regclass::oid as oid`, [table])
+  const oid = Number(rows[0]!.oid)
+  const before = g.oidOfName.get(table)
+  if (before !== undefined && before !== oid) {
+    // The name now means another table (a swap renamed a shadow table to it): the old table's graph goes
+    // unless another name still has it.
+    if (![...g.oidOfName.entries()].some(([name, o]) => name !== table && o === before))
+      g.byOid.delete(before)
+  }
+  g.oidOfName.set(table, oid)
+  let graph = g.byOid.get(oid)
+  if (!graph) {
+    graph = { oid, seq: 0, spaces: new Map(), turn: Promise.resolve(), catchingUp: undefined }
+    g.byOid.set(oid, graph)
+  }
+  return graph
+}
+
+function inTurn<T>(graph: TableGraph, work: () => Promise<T>): Promise<T> {
+  const next = graph.turn.then(work, work)
+  graph.turn = next.catch(() => undefined)
+  return next
+}
+
+const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+/** Reads the table's new rows in slices, outside any request's transaction (the process's own manager). */
+function catchUpInBackground(table: string, graph: TableGraph): void {
+  if (graph.catchingUp) return
+  const manager = em()
+  const started = performance.now()
+  const from = graph.seq
+  graph.catchingUp = (async () => {
+    try {
+      while (await inTurn(graph, () => readNew(manager, table, graph, ANN.sliceRows))) await yieldTurn()
+      if (graph.seq - from > ANN.sliceRows)
+        log().info(
+          { table, rows: graph.seq - from, ms: Math.round(performance.now() - started) },
+          'chunk index caught up',
+        )
+    } catch (error) {
+      log().warn({ err: error, table }, 'chunk index: catching up failed; the next search tries again')
+    } finally {
+      graph.catchingUp = undefined
+    }
+  })()
+}
+
+/** Adds up to `limit` rows past the graph's `seq`; answers whether there may be more. */
+async function readNew(
+  manager: EntityManager,
+  table: string,
+  graph: TableGraph,
+  limit: number,
+): Promise<boolean> {
+  const rows = await manager.execute<{ seq: string; model: string; bits: string }[]>(
+    `select seq, model, binary_quantize(embedding)::text as bits from ${table} where seq > ? order by seq limit ?`,
+    [graph.seq, limit],
+  )
+  if (rows.length === 0) return false
+  const bySpace = new Map<string, typeof rows>()
+  for (const row of rows) {
+    const list = bySpace.get(row.model)
+    if (list) list.push(row)
+    else bySpace.set(row.model, [row])
+  }
+  for (const [space, list] of bySpace) {
+    const vectors = new Float32Array(list.length * ANN.dimensions)
+    list.forEach((row, i) => signsFromBits(row.bits, vectors, i * ANN.dimensions))
+    spaceGraph(graph, space).index.add(
+      BigUint64Array.from(list, (row) => BigInt(row.seq)),
+      vectors,
+      1,
+    )
+  }
+  graph.seq = Number(rows[rows.length - 1]!.seq)
+  return rows.length === limit
+}
+
+function spaceGraph(graph: TableGraph, space: string): SpaceGraph {
+  let s = graph.spaces.get(space)
+  if (!s) {
+    s = {
+      index: new usearch.Index({
+        dimensions: ANN.dimensions,
+        metric: 'hamming' as never,
+        quantization: 'b1' as never,
+        connectivity: ANN.connectivity,
+        expansion_add: ANN.expansionAdd,
+        expansion_search: 64,
+        multi: false,
+      }),
+    }
+    graph.spaces.set(space, s)
+  }
+  return s
+}
+
+function viewOf(graph: TableGraph): ChunkAnnView {
+  return {
+    nearest(space, vector, count) {
+      const s = graph.spaces.get(space)
+      const size = s ? s.index.size() : 0
+      if (!s || size === 0) return { seqs: [], exhausted: true }
+      const query = new Float32Array(ANN.dimensions)
+      signsFromVector(vector, query)
+      const k = Math.min(count, size)
+      const found = s.index.search(query, k, 1)
+      return { seqs: Array.from(found.keys, (key) => key.toString()), exhausted: k < count }
+    },
+    forget(space, seqs) {
+      const s = graph.spaces.get(space)
+      if (s && seqs.length > 0) s.index.remove(BigUint64Array.from(seqs, (x) => BigInt(x)))
+    },
+  }
+}
+
+/** `binary_quantize`'s text (`1` where a component is positive) as ±1, the form the graph takes. */
+function signsFromBits(bits: string, out: Float32Array, at: number): void {
+  for (let i = 0; i < ANN.dimensions; i++) out[at + i] = bits.charCodeAt(i) === 49 ? 1 : -1
+}
+
+/** A query vector (text on the embedded engine, binary on a server) as ±1, as `binary_quantize` splits it. */
+function signsFromVector(vector: VectorParam, out: Float32Array): void {
+  if (typeof vector === 'string') {
+    const parts = vector.slice(1, -1).split(',')
+    for (let i = 0; i < ANN.dimensions; i++) out[i] = Number(parts[i]) > 0 ? 1 : -1
+  } else {
+    for (let i = 0; i < ANN.dimensions; i++) out[i] = vector.readFloatBE(4 + 4 * i) > 0 ? 1 : -1
+  }
+}
