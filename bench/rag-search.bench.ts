@@ -5,8 +5,8 @@
  * 1. `search`: vector search at CHUNKS chunks (default 100,000; 1536-d, clustered non-uniform vectors, see
  *    rag-data.ts): loading them (binary COPY) and building the HNSW index after the load (PostgreSQL) or the
  *    process index from the table (embedded, decision 035); recall@10 against an exact scan and p50/p95 of the
- *    search store's statement for several `hnsw.ef_search` values (EF=40,64,…) or, embedded, candidates a
- *    result (CANDIDATES=10,20,40);
+ *    search store's statement for several `hnsw.ef_search` values (EF=40,64,…) or, embedded, graph candidates
+ *    per SQL candidate (DEPTH=10,20,40);
  *    p50/p95 and recall@10 of `POST /rag/search` over HTTP, timed by a client in its own process, with a
  *    provider on 127.0.0.1 that answers at once with each query's vector (drawn like the chunks' vectors, so
  *    the request's answer and the exact scan are in the same space). On PostgreSQL also the statement at the
@@ -309,11 +309,11 @@ if (run('search')) {
   // The search store's own statement, for several ef_search values on PostgreSQL, several candidate counts a
   // result on the embedded engine (each run twice: the second is timed).
   const tuning = HNSW_TUNING
-  const chosen = postgres ? tuning.efSearch : ANN.candidatesPerResult
-  const breadths = postgres ? (process.env.EF ?? '40,64,100,200') : (process.env.CANDIDATES ?? '10,20,40')
+  const chosen = postgres ? tuning.efSearch : ANN.graphDepth
+  const breadths = postgres ? (process.env.EF ?? '40,64,100,200') : (process.env.DEPTH ?? '10,20,40')
   for (const ef of breadths.split(',').map(Number)) {
     if (postgres) tuning.efSearch = ef
-    else ANN.candidatesPerResult = ef
+    else ANN.graphDepth = ef
     let hit = 0
     const times: number[] = []
     for (let round = 0; round < 2; round++) {
@@ -331,11 +331,11 @@ if (run('search')) {
       }
     }
     console.log(
-      `${postgres ? 'ef_search' : 'candidates a result'} ${ef}: recall@10 ${(hit / (truth.size * 10)).toFixed(3)}, SQL p50 ${percentile(times, 50).toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms (load ${load()})`,
+      `${postgres ? 'ef_search' : 'graph candidates per SQL candidate'} ${ef}: recall@10 ${(hit / (truth.size * 10)).toFixed(3)}, SQL p50 ${percentile(times, 50).toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms (load ${load()})`,
     )
   }
   if (postgres) tuning.efSearch = chosen
-  else ANN.candidatesPerResult = chosen
+  else ANN.graphDepth = chosen
   if (postgres) {
     // The same statement at the chosen ef_search with JIT on, as before issue 28 (20 queries: each compiles).
     const times: number[] = []

@@ -75,9 +75,7 @@ async function pgvectorGraphs() {
     for (let i = 0; i < loaded; i += 100) await copy(i, Math.min(loaded, i + 100))
     await db.exec(`set maintenance_work_mem = '1GB'`)
     const found = async (sql: string) => {
-      await db.exec(
-        'set enable_seqscan = off; set hnsw.iterative_scan = relaxed_order; set hnsw.ef_search = 200',
-      )
+      await db.exec('set enable_seqscan = off; set hnsw.ef_search = 200')
       const out: number[][] = []
       for (const q of queries)
         out.push((await db.query<{ id: number }>(sql, [vectorLiteral(Array.from(q))])).rows.map((r) => r.id))

@@ -119,3 +119,44 @@ export async function copyIn(tx: EntityManager, target: string, data: Uint8Array
     blob: new Blob([data as Uint8Array<ArrayBuffer>]),
   })
 }
+
+/**
+ * `COPY (<query>) TO` in the binary format, on the embedded engine, inside the caller's transaction (as `copyIn`,
+ * for the same reason); answers each row's fields as bytes (`null` for NULL), for the caller to read (a vector:
+ * `vectorValues`). Why: PGlite hands `bytea` and every other result over as text, so 6 kB of a vector arrive as
+ * 12 kB of hex to decode; the COPY's blob is the binary rows as they are. `query` takes no parameters.
+ */
+export async function copyOut(tx: EntityManager, query: string): Promise<(Buffer | null)[][]> {
+  const pglite = getDb().pglite
+  if (!pglite) throw new Error('copyOut needs the embedded database: check canCopyIn() first.')
+  if (!tx.isInTransaction())
+    throw new Error('copyOut must run inside a transaction (it holds the connection).')
+  const result = await pglite.query(`copy (${query}) to '/dev/blob' with (format binary)`)
+  if (!result.blob) return []
+  const data = Buffer.from(await result.blob.arrayBuffer())
+  let at = SIGNATURE.length + 4
+  at += 4 + data.readInt32BE(at)
+  const rows: (Buffer | null)[][] = []
+  for (;;) {
+    const fields = data.readInt16BE(at)
+    at += 2
+    if (fields === -1) return rows
+    const row: (Buffer | null)[] = []
+    for (let f = 0; f < fields; f++) {
+      const length = data.readInt32BE(at)
+      at += 4
+      if (length === -1) row.push(null)
+      else {
+        row.push(data.subarray(at, at + length))
+        at += length
+      }
+    }
+    rows.push(row)
+  }
+}
+
+/** The values of a vector in pgvector's binary form (two int16, then float4 big-endian), into `out`. */
+export function vectorValues(field: Buffer, out: Float32Array): void {
+  const dimensions = field.readInt16BE(0)
+  for (let d = 0; d < dimensions; d++) out[d] = field.readFloatBE(4 + 4 * d)
+}
