@@ -62,7 +62,6 @@ interface SpaceGraph {
 }
 
 interface TableGraph {
-  oid: number
   /** The highest `seq` read. */
   seq: number
   spaces: Map<string, SpaceGraph>
@@ -117,7 +116,7 @@ export async function catchUpChunkAnn(manager: EntityManager, tables: readonly s
   for (const table of tables) {
     const graph = await graphOf(manager, table)
     await graph.catchingUp
-    while (await inTurn(graph, () => readNew(manager, table, graph, ANN.sliceRows))) await yieldTurn()
+    await readAll(manager, table, graph)
   }
 }
 
@@ -144,7 +143,7 @@ async function graphOf(manager: EntityManager, table: string): Promise<TableGrap
   g.oidOfName.set(table, oid)
   let graph = g.byOid.get(oid)
   if (!graph) {
-    graph = { oid, seq: 0, spaces: new Map(), turn: Promise.resolve(), catchingUp: undefined }
+    graph = { seq: 0, spaces: new Map(), turn: Promise.resolve(), catchingUp: undefined }
     g.byOid.set(oid, graph)
   }
   return graph
@@ -156,7 +155,11 @@ function inTurn<T>(graph: TableGraph, work: () => Promise<T>): Promise<T> {
   return next
 }
 
-const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+/** Reads every new row, a slice at a time, letting other work run between slices. */
+async function readAll(manager: EntityManager, table: string, graph: TableGraph): Promise<void> {
+  while (await inTurn(graph, () => readNew(manager, table, graph, ANN.sliceRows)))
+    await new Promise<void>((resolve) => setImmediate(resolve))
+}
 
 /** Reads the table's new rows in slices, outside any request's transaction (the process's own manager). */
 function catchUpInBackground(table: string, graph: TableGraph): void {
@@ -166,7 +169,7 @@ function catchUpInBackground(table: string, graph: TableGraph): void {
   const from = graph.seq
   graph.catchingUp = (async () => {
     try {
-      while (await inTurn(graph, () => readNew(manager, table, graph, ANN.sliceRows))) await yieldTurn()
+      await readAll(manager, table, graph)
       if (graph.seq - from > ANN.sliceRows)
         log().info(
           { table, rows: graph.seq - from, ms: Math.round(performance.now() - started) },

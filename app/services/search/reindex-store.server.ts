@@ -375,7 +375,7 @@ export async function writeShadowChunks(
 ): Promise<void> {
   const { owner } = CHUNK_TABLES[kind]
   const next = shadowOf(kind)
-  const columns = chunkColumns(kind).split(', ').slice(0, -1)
+  const columns = chunkColumns(kind).filter((column) => column !== 'created_at')
   const fresh = chunks.filter((c) => c.vector !== null)
   const reused = chunks.filter((c) => c.vector === null)
   if (fresh.length && canCopyIn()) {
@@ -476,7 +476,9 @@ export async function swapShadowTables(
       'run',
     )
     await tx.execute(
-      `insert into ${next} (${chunkColumns(kind)}) select ${chunkColumns(kind, 'l.')} from ${table} l
+      `insert into ${next} (${chunkColumns(kind).join(', ')}) select ${chunkColumns(kind)
+        .map((c) => `l.${c}`)
+        .join(', ')} from ${table} l
         where l.model = ? and not exists (select 1 from ${next} n where n.${owner} = l.${owner})`,
       [space],
       'run',

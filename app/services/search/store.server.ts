@@ -180,15 +180,18 @@ export const CHUNK_TABLES: Record<SourceKind, { table: string; owner: string }> 
 }
 
 /**
- * A chunk table's columns, as a statement that copies or writes whole rows names them (`prefix`: a table
- * alias): every one but the embedded engine's `seq`, which each table numbers itself. `created_at` last.
+ * A chunk table's columns, as a statement that copies or writes whole rows names them: every one but the
+ * embedded engine's `seq`, which each table numbers itself. `created_at` last.
  */
-export function chunkColumns(kind: SourceKind, prefix = ''): string {
+export function chunkColumns(kind: SourceKind): string[] {
   const offsets = kind === 'term' ? ['source_field'] : ['start_offset', 'end_offset']
-  return ['id', CHUNK_TABLES[kind].owner, 'revision', 'chunk_index', ...offsets]
-    .concat(['content', 'content_hash', 'model', 'embedding', 'created_at'])
-    .map((column) => prefix + column)
-    .join(', ')
+  return ['id', CHUNK_TABLES[kind].owner, 'revision', 'chunk_index', ...offsets].concat([
+    'content',
+    'content_hash',
+    'model',
+    'embedding',
+    'created_at',
+  ])
 }
 
 /** The shadow table a full reindex run builds for a kind's chunk table (decision 028). */
@@ -230,11 +233,11 @@ export async function insertChunksFromPending(
   source: { id: string; revision: number; space: string },
   queueId: string,
 ): Promise<number> {
-  const { table, owner } = CHUNK_TABLES[kind]
+  const { table } = CHUNK_TABLES[kind]
   const offsets = kind === 'term' ? 'source_field' : 'start_offset, end_offset'
   const rows = await tx.execute<{ n: string }[]>(
     `with moved as (
-       insert into ${table} (id, ${owner}, revision, chunk_index, ${offsets}, content, content_hash, model, embedding, created_at)
+       insert into ${table} (${chunkColumns(kind).join(', ')})
        select gen_random_uuid(), ?, ?, p.chunk_index, ${offsets.replace(/(\w+)/g, 'p.$1')}, p.content, p.content_hash, ?,
               p.embedding, now()
          from rag_pending_chunks p where p.queue_id = ? and p.embedding is not null
