@@ -119,8 +119,8 @@ export async function loadTermChunks(space: string, chunks: readonly BenchChunk[
 }
 
 /**
- * A provider on 127.0.0.1 that answers at once (alpha-compatible `POST /embeddings`), each text with
- * `vectorOf(text)`: dense, realistic vectors, unlike the test stand-in's sparse hashed words, whose zeros
+ * A provider on 127.0.0.1 that answers at once (alpha-compatible `POST /embeddings`, numbers or base64 as
+ * asked), each text with `vectorOf(text)`: dense, realistic vectors, unlike the test stand-in's sparse hashed words, whose zeros
  * pgvector's text parse reads much faster than real embeddings.
  */
 export async function startInstantProvider(vectorOf: (text: string) => readonly number[], port = 0) {
@@ -128,9 +128,14 @@ export async function startInstantProvider(vectorOf: (text: string) => readonly 
     let raw = ''
     req.on('data', (c) => (raw += c))
     req.on('end', () => {
-      const input = JSON.parse(raw).input as string[]
+      const { input, encoding_format: format } = JSON.parse(raw) as {
+        input: string[]
+        encoding_format?: string
+      }
+      const encode = (v: readonly number[]) =>
+        format === 'base64' ? Buffer.from(new Float32Array(v).buffer).toString('base64') : v
       res.writeHead(200, { 'content-type': 'application/json' })
-      res.end(JSON.stringify({ data: input.map((t, index) => ({ index, embedding: vectorOf(t) })) }))
+      res.end(JSON.stringify({ data: input.map((t, index) => ({ index, embedding: encode(vectorOf(t)) })) }))
     })
   })
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))

@@ -11,7 +11,10 @@ import type { AddressInfo } from 'node:net'
  * whole or streamed as server-sent events in several chunks with the usage in the last one. It can fail on
  * demand (`failNext(status, n)`, or every request until further notice: `failAll`), answer slowly
  * (`delayMs`, `chunkDelayMs`), never answer (`hangNext`), cut a stream mid-way (`cutStreamNext`), and records
- * every request (`lastChat()` is the body of the latest chat call, to check a prompt).
+ * every request (`lastChat()` is the body of the latest chat call, to check a prompt). `POST /embeddings`
+ * answers each vector as numbers or, when asked with `encoding_format: "base64"`, as the base64 of its
+ * little-endian float32 bytes, as the compatible API does; `embeddingFormats` lists the formats it accepts
+ * (a server that refuses base64 answers 400).
  */
 
 export interface SeenRequest {
@@ -30,6 +33,8 @@ export interface StandIn {
   failAll(status: number | null, headers?: Record<string, string>): void
   /** Every answer waits this long first. */
   delayMs: number
+  /** The `encoding_format`s `POST /embeddings` accepts (both by default); another is answered 400. */
+  embeddingFormats: ('float' | 'base64')[]
   /** Model ids `GET /models` lists; `POST /chat/completions` answers 404 for a model not in it. */
   models: string[]
   /** The next `times` requests get no answer at all (until the client gives up or the stand-in closes). */
@@ -115,6 +120,7 @@ export async function startStandIn(): Promise<StandIn> {
     url: '',
     requests: [],
     delayMs: 0,
+    embeddingFormats: ['float', 'base64'],
     models: ['text-embed-small', 'text-embed-large', 'chat-model', 'bge-reranker-v2', STAND_IN_CHAT_MODEL],
     chatReply: null,
     chunkDelayMs: 0,
@@ -175,9 +181,18 @@ export async function startStandIn(): Promise<StandIn> {
       }
       if (req.method === 'POST' && path.endsWith('/embeddings')) {
         const input = (Array.isArray(b.input) ? b.input : [b.input]) as string[]
+        const format = (b.encoding_format ?? 'float') as 'float' | 'base64'
+        if (!state.embeddingFormats.includes(format))
+          return answer(400, { error: { message: `encoding_format ${format} is not supported` } })
+        const encode = (v: number[]) =>
+          format === 'base64' ? Buffer.from(new Float32Array(v).buffer).toString('base64') : v
         return answer(200, {
           object: 'list',
-          data: input.map((text, index) => ({ object: 'embedding', index, embedding: standInVector(text) })),
+          data: input.map((text, index) => ({
+            object: 'embedding',
+            index,
+            embedding: encode(standInVector(text)),
+          })),
           model: b.model,
           usage: { prompt_tokens: input.length * 3, total_tokens: input.length * 3 },
         })
