@@ -1,10 +1,8 @@
-import { createRequire } from 'node:module'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type usearchModule from 'usearch'
-import type { Index as UsearchIndex } from 'usearch'
 import { copyOut, vectorValues, type VectorParam } from '#db/binary-copy.ts'
 import { em, getDb, type Db } from '#db/orm.ts'
 import { log } from '#app/lib/logger.server.ts'
+import { createChunkGraph, onGraphsLost, type ChunkGraph } from './chunk-graph-thread.server.ts'
 
 /**
  * The embedded engine's nearest-neighbour index of the chunk tables (decision 035), held in the service's
@@ -25,10 +23,12 @@ import { log } from '#app/lib/logger.server.ts'
  *   returns them, so they cost a candidate, never a wrong answer.
  * - **Tables are known by their OID**, so a full reindex's shadow table, indexed while it loads, is the live
  *   table's index as soon as the swap renames it.
- * - Built again from the tables when the process starts: nothing of it is on disk. ~1.7 kB a chunk in memory.
+ * - Built again from the tables when the process starts (or when the graphs' thread died): nothing of it is on
+ *   disk. ~1.7 kB a chunk in memory.
+ * - The graphs are in a thread of their own (chunk-graph-thread.server.ts, decision 036); this thread reads the
+ *   rows, keeps the codes and ranks by them. A table's reads wait for the graph's adds of the slice before
+ *   (one slice ahead), and a table is caught up only once its graph holds every row read.
  */
-
-const usearch = createRequire(import.meta.url)('usearch') as typeof usearchModule
 
 export const ANN = {
   dimensions: 1536,
@@ -53,7 +53,7 @@ export const ANN = {
 }
 
 interface SpaceGraph {
-  index: UsearchIndex
+  index: ChunkGraph
   /** Each chunk's slot (by `seq`) in `codes` (int8, `ANN.dimensions` a chunk) and `scales`. */
   slots: Map<string, number>
   codes: Int8Array
@@ -77,7 +77,13 @@ interface DbGraphs {
   oidOfName: Map<string, number>
 }
 
-const graphs = new WeakMap<Db, DbGraphs>()
+let graphs = new WeakMap<Db, DbGraphs>()
+// The thread's death took every graph: start again from nothing (each table is read again, exact meanwhile).
+onGraphsLost(() => {
+  graphs = new WeakMap()
+})
+/** A space's graph in the thread goes with its object here (a closed database's, in tests). */
+const dropOnCollect = new FinalizationRegistry<ChunkGraph>((graph) => graph.drop())
 
 function graphsOf(db: Db): DbGraphs {
   let g = graphs.get(db)
@@ -91,7 +97,7 @@ export const usesChunkAnn = () => getDb().pglite !== undefined
 /** One table's graph as a search uses it. */
 export interface ChunkAnnView {
   /** The `count` nearest candidates' `seq` in `space`; `exhausted` when the graph has no more. */
-  nearest(space: string, vector: VectorParam, count: number): { seqs: string[]; exhausted: boolean }
+  nearest(space: string, vector: VectorParam, count: number): Promise<{ seqs: string[]; exhausted: boolean }>
   /** Drops candidates the table no longer has. */
   forget(space: string, seqs: readonly string[]): void
 }
@@ -103,9 +109,15 @@ export interface ChunkAnnView {
 export async function chunkAnn(manager: EntityManager, table: string): Promise<ChunkAnnView | null> {
   const graph = await graphOf(manager, table)
   if (graph.catchingUp) return null
-  const behind = await inTurn(graph, () => readNew(manager, table, graph, ANN.inlineRows))
-  if (behind) {
+  const read = await inTurn(graph, () => readNew(manager, table, graph, ANN.inlineRows))
+  if (read.more) {
     catchUpInBackground(table, graph)
+    return null
+  }
+  try {
+    await read.added
+  } catch (error) {
+    log().warn({ err: error, table }, 'chunk index: the graph could not add rows; searching exactly')
     return null
   }
   return viewOf(graph)
@@ -137,8 +149,10 @@ async function graphOf(manager: EntityManager, table: string): Promise<TableGrap
   if (before !== undefined && before !== oid) {
     // The name now means another table (a swap renamed a shadow table to it): the old table's graph goes
     // unless another name still has it.
-    if (![...g.oidOfName.entries()].some(([name, o]) => name !== table && o === before))
+    if (![...g.oidOfName.entries()].some(([name, o]) => name !== table && o === before)) {
+      for (const s of g.byOid.get(before)?.spaces.values() ?? []) s.index.drop()
       g.byOid.delete(before)
+    }
   }
   g.oidOfName.set(table, oid)
   let graph = g.byOid.get(oid)
@@ -155,10 +169,20 @@ function inTurn<T>(graph: TableGraph, work: () => Promise<T>): Promise<T> {
   return next
 }
 
-/** Reads every new row, a slice at a time, letting other work run between slices. */
+/**
+ * Reads every new row, a slice at a time, letting other work run between slices; the graph adds a slice while
+ * the next is read, and this ends once it holds them all.
+ */
 async function readAll(manager: EntityManager, table: string, graph: TableGraph): Promise<void> {
-  while (await inTurn(graph, () => readNew(manager, table, graph, ANN.sliceRows)))
+  let adding: Promise<void> = Promise.resolve()
+  for (;;) {
+    const read = await inTurn(graph, () => readNew(manager, table, graph, ANN.sliceRows))
+    await adding
+    adding = read.added
+    if (!read.more) break
     await new Promise<void>((resolve) => setImmediate(resolve))
+  }
+  await adding
 }
 
 /** Reads the table's new rows in slices, outside any request's transaction (the process's own manager). */
@@ -183,19 +207,23 @@ function catchUpInBackground(table: string, graph: TableGraph): void {
   })()
 }
 
-/** Adds up to `limit` rows past the graph's `seq`; answers whether there may be more. */
+/**
+ * Reads up to `limit` rows past the graph's `seq` and sends them to the graph: whether there may be more, and
+ * when the graph holds them.
+ */
 async function readNew(
   manager: EntityManager,
   table: string,
   graph: TableGraph,
   limit: number,
-): Promise<boolean> {
+): Promise<{ more: boolean; added: Promise<void> }> {
+  const nothing = { more: false, added: Promise.resolve() }
   // Most searches find nothing new: one indexed lookup, no transaction.
   const [next] = await manager.execute<{ any: boolean }[]>(
     `select exists (select 1 from ${table} where seq > ?) as any`,
     [graph.seq],
   )
-  if (!next?.any) return false
+  if (!next?.any) return nothing
   // The rows in binary COPY (db/binary-copy.ts `copyOut`): the vectors as pgvector's binary form, read as is.
   // `graph.seq` is a number this module read, so it goes into the statement as one.
   const rows = (
@@ -210,7 +238,7 @@ async function readNew(
     model: model!.toString('utf8'),
     embedding: embedding!,
   }))
-  if (rows.length === 0) return false
+  if (rows.length === 0) return nothing
   const bySpace = new Map<string, typeof rows>()
   for (const row of rows) {
     const list = bySpace.get(row.model)
@@ -218,6 +246,7 @@ async function readNew(
     else bySpace.set(row.model, [row])
   }
   const values = new Float32Array(ANN.dimensions)
+  const adds: Promise<void>[] = []
   for (const [space, list] of bySpace) {
     const s = spaceGraph(graph, space)
     const signs = new Float32Array(list.length * ANN.dimensions)
@@ -226,28 +255,29 @@ async function readNew(
       signsOf(values, signs, i * ANN.dimensions)
       keepCode(s, row.seq, values)
     })
-    s.index.add(
-      BigUint64Array.from(list, (row) => BigInt(row.seq)),
-      signs,
-      1,
+    adds.push(
+      s.index.add(
+        BigUint64Array.from(list, (row) => BigInt(row.seq)),
+        signs,
+      ),
     )
   }
   graph.seq = Number(rows[rows.length - 1]!.seq)
-  return rows.length === limit
+  const added = Promise.all(adds).then(() => undefined)
+  // Awaited by the caller; never an unhandled rejection meanwhile.
+  added.catch(() => undefined)
+  return { more: rows.length === limit, added }
 }
 
 function spaceGraph(graph: TableGraph, space: string): SpaceGraph {
   let s = graph.spaces.get(space)
   if (!s) {
     s = {
-      index: new usearch.Index({
+      index: createChunkGraph({
         dimensions: ANN.dimensions,
-        metric: 'hamming' as never,
-        quantization: 'b1' as never,
         connectivity: ANN.connectivity,
-        expansion_add: ANN.expansionAdd,
-        expansion_search: 64,
-        multi: false,
+        expansionAdd: ANN.expansionAdd,
+        expansionSearch: 64,
       }),
       slots: new Map(),
       codes: new Int8Array(1024 * ANN.dimensions),
@@ -255,6 +285,7 @@ function spaceGraph(graph: TableGraph, space: string): SpaceGraph {
       used: 0,
     }
     graph.spaces.set(space, s)
+    dropOnCollect.register(s, s.index)
   }
   return s
 }
@@ -280,17 +311,16 @@ function keepCode(s: SpaceGraph, seq: string, values: Float32Array): void {
 
 function viewOf(graph: TableGraph): ChunkAnnView {
   return {
-    nearest(space, vector, count) {
+    async nearest(space, vector, count) {
       const s = graph.spaces.get(space)
-      const size = s ? s.index.size() : 0
-      if (!s || size === 0) return { seqs: [], exhausted: true }
+      if (!s) return { seqs: [], exhausted: true }
       const query = queryValues(vector)
       const signs = new Float32Array(ANN.dimensions)
       signsOf(query, signs, 0)
       // The graph of signs gives many candidates; their int8 codes rank them (dot products: the vectors are
       // unit length, so the order of cosine similarity), and the `count` best go to SQL.
-      const asked = Math.min(size, count * ANN.graphDepth)
-      const found = s.index.search(signs, asked, 1)
+      const asked = count * ANN.graphDepth
+      const found = await s.index.search(signs, asked)
       const ranked: { seq: string; score: number }[] = []
       for (const key of found.keys) {
         const seq = key.toString()
@@ -304,7 +334,7 @@ function viewOf(graph: TableGraph): ChunkAnnView {
       ranked.sort((x, y) => y.score - x.score)
       return {
         seqs: ranked.slice(0, count).map((r) => r.seq),
-        exhausted: asked >= size && ranked.length <= count,
+        exhausted: asked >= found.size && ranked.length <= count,
       }
     },
     forget(space, seqs) {

@@ -441,7 +441,7 @@ async function searchWithChunkAnn(manager: EntityManager, search: KnnSearch<obje
     })
   }
   return widening(query.limit * ANN.candidatesPerResult, async (candidates) => {
-    const { seqs, exhausted } = ann.nearest(query.space, query.vector, candidates)
+    const { seqs, exhausted } = await ann.nearest(query.space, query.vector, candidates)
     const rows = await manager.execute<KnnRow[]>(
       `with nn as materialized (
          select ${columns}, embedding <=> ?::vector as distance from ${table} where seq = any(?::int8[]) and model = ?),

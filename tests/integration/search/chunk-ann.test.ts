@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ANN, catchUpChunkAnn, chunkAnn, type ChunkAnnView } from '#app/services/search/chunk-ann.server.ts'
+import { endChunkGraphThread } from '#app/services/search/chunk-graph-thread.server.ts'
 import { searchTermChunks } from '#app/services/search/store.server.ts'
 import { binaryCopyData, copyIn, copyInt4, copyText, copyUuid, copyVector } from '#db/binary-copy.ts'
 import { em } from '#db/orm.ts'
@@ -11,7 +12,7 @@ import { testEngine } from '#tests/setup/test-env.ts'
 /**
  * The embedded engine's process index of the chunk tables (decision 035, chunk-ann.server.ts): it follows a
  * table by `seq`, lags only, forgets chunks the table no longer has, and its candidates ranked by the full
- * vectors find what an exact scan finds. PostgreSQL searches with HNSW instead (hnsw-tuning, knn-settings).
+ * vectors find what an exact scan finds, and the graphs' thread dying loses nothing. PostgreSQL searches with HNSW instead (hnsw-tuning, knn-settings).
  */
 
 const SPACE = 'alpha_compatible|http://127.0.0.1:1/v1|chunk-ann'
@@ -111,7 +112,7 @@ describe.runIf(testEngine() === 'pglite')('the embedded engine’s chunk index',
     await catchUpChunkAnn(em(), ['term_chunks'])
     const caughtUp = (await chunkAnn(em(), 'term_chunks')) as ChunkAnnView
     expect(caughtUp).not.toBeNull()
-    const all = caughtUp.nearest(SPACE, v, 1000)
+    const all = await caughtUp.nearest(SPACE, v, 1000)
     expect(all.seqs).toHaveLength(3 + ANN.inlineRows + 50)
     expect(all.exhausted).toBe(true)
   })
@@ -143,11 +144,27 @@ describe.runIf(testEngine() === 'pglite')('the embedded engine’s chunk index',
     expect(after.filter((id) => before.slice(0, 5).includes(id))).toEqual([])
     expect(after).toEqual(await exactNearest(q, 10))
     const view = (await chunkAnn(em(), 'term_chunks'))!
-    const seqs = view.nearest(SPACE, q, 10_000).seqs
+    const seqs = (await view.nearest(SPACE, q, 10_000)).seqs
     const gone = await em().execute<{ n: string }[]>(
       'select count(*) as n from unnest(?::int8[]) s where not exists (select 1 from term_chunks c where c.seq = s)',
       [`{${seqs.join(',')}}`],
     )
     expect(Number(gone[0]!.n)).toBe(0)
+  })
+
+  it("the graphs' thread dying loses nothing: searches are exact until the table is read again", async () => {
+    const q = vectorLiteral(vectors(5)())
+    const exact = await exactNearest(q, 10)
+    expect(await chunkAnn(em(), 'term_chunks')).not.toBeNull()
+    await endChunkGraphThread()
+    // Every graph went with the thread: the table is a backlog again.
+    expect(await chunkAnn(em(), 'term_chunks')).toBeNull()
+    expect(await search(q, 10)).toEqual(exact)
+    await catchUpChunkAnn(em(), ['term_chunks'])
+    const view = (await chunkAnn(em(), 'term_chunks'))!
+    expect(view).not.toBeNull()
+    const [{ n }] = await em().execute<{ n: string }[]>('select count(*) as n from term_chunks')
+    expect((await view.nearest(SPACE, q, 10_000)).seqs).toHaveLength(Number(n))
+    expect(await search(q, 10)).toEqual(exact)
   })
 })
