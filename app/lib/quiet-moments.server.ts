@@ -5,14 +5,11 @@
  * (app/server/http.server.ts); a process that serves none (the worker, the command line) is always quiet.
  */
 let inFlight = 0
-/** When the last request began (`performance.now()`). */
-let lastBegunAt = -Infinity
 let waiters: (() => void)[] = []
 
 /** Marks a request as begun; call the returned function when its answer is sent or abandoned (twice is once). */
 export function markRequest(): () => void {
   inFlight++
-  lastBegunAt = performance.now()
   let ended = false
   return () => {
     if (ended) return
@@ -23,9 +20,9 @@ export function markRequest(): () => void {
   }
 }
 
-/** Whether a request is in flight now or began within the last `ms`: somebody is using this process. */
-export function requestsWithin(ms: number): boolean {
-  return inFlight > 0 || performance.now() - lastBegunAt < ms
+/** Whether a request is being answered now. */
+export function requestsInFlight(): boolean {
+  return inFlight > 0
 }
 
 function wakeWaiters(): void {
