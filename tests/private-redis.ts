@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import net from 'node:net'
-import { tempDir } from './temp-dir.ts'
+import os from 'node:os'
+import path from 'node:path'
 
 /**
  * A redis-server of a test's own on a free loopback port (the production-shape cluster, and the integration
@@ -53,7 +54,9 @@ function redisAnswers(port: number): Promise<boolean> {
 }
 
 /** A redis-server without persistence, its files in `dir` (a new temporary folder by default), answering. */
-export async function startPrivateRedis(dir = tempDir('glossary-redis-')): Promise<PrivateRedis> {
+export async function startPrivateRedis(
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'glossary-redis-')),
+): Promise<PrivateRedis> {
   const port = await freePort()
   fs.mkdirSync(dir, { recursive: true })
   let child: ChildProcess | undefined

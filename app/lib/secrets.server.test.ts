@@ -1,7 +1,7 @@
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { tempDir } from '#tests/temp-dir.ts'
 import { parseConfig, setConfig } from './config.server.ts'
 import {
   decryptSecret,
@@ -39,7 +39,7 @@ describe('stored secrets', () => {
   })
 
   it('the embedded default generates a 0600 key file beside (not inside) the database folder, once', () => {
-    const dataDir = tempDir('glossary-key-')
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'glossary-key-'))
     setConfig(parseConfig({ ...testEnv(), GLOSSARY_ENCRYPTION_KEY: undefined, GLOSSARY_DATA_DIR: dataDir }))
     ensureEncryptionKey()
     const file = keyFilePath()

@@ -1,4 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 
@@ -6,13 +8,11 @@ export const ROOT = path.resolve(import.meta.dirname, '../..')
 const CLI = path.join(ROOT, 'bin', 'glossary.js')
 
 import { freePort } from '#tests/private-redis.ts'
-import { tempDir } from '#tests/temp-dir.ts'
 
 export { freePort }
 
-/** A data folder for a service or CLI run, removed when the test file's process exits. */
 export function tempDataDir(): string {
-  return tempDir('glossary-e2e-')
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'glossary-e2e-'))
 }
 
 /** The environment of a CLI run: only what a user would have plus the given variables. */
