@@ -364,8 +364,6 @@ function queryValues(vector: VectorParam): Float32Array {
   if (typeof vector === 'string') {
     const parts = vector.slice(1, -1).split(',')
     for (let i = 0; i < ANN.dimensions; i++) out[i] = Number(parts[i])
-  } else {
-    for (let i = 0; i < ANN.dimensions; i++) out[i] = vector.readFloatBE(4 + 4 * i)
-  }
+  } else vectorValues(vector, out)
   return out
 }
